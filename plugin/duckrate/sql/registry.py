@@ -1,0 +1,45 @@
+"""The only module that talks to DuckDB: registers duckrate's UDFs and TEMP macros on a connection.
+
+UDFs are registered once per connection (they are shared by its cursors); TEMP macros and the empty
+priors view live per cursor, so :func:`register_macros` runs for every cursor (dbt-duckdb's
+``configure_cursor``). Both steps are idempotent.
+"""
+
+from __future__ import annotations
+
+import duckdb
+
+from ..systems import REPLAY_SYSTEMS
+from . import replay_udf
+
+# DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
+_REGISTERED_UDFS: list = []
+
+
+def _function_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
+    return bool(con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?", [name]).fetchall()[0][0])
+
+
+def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
+    """Register every UDF not yet on ``con`` (call on the parent connection, never a short-lived cursor)."""
+    for system in REPLAY_SYSTEMS:
+        name = replay_udf.udf_name(system)
+        if _function_exists(con, name):
+            continue
+        udf = replay_udf.make_udf(system)
+        con.create_function(name, udf, parameters=None, return_type=replay_udf.return_type(), type="arrow", null_handling="special", side_effects=False)
+        _REGISTERED_UDFS.append(udf)
+
+
+def register_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create (or replace) the TEMP table macros on this connection or cursor."""
+    con.execute(replay_udf.EMPTY_PRIORS_SQL)
+    for system in REPLAY_SYSTEMS:
+        con.execute(replay_udf.macro_sql(system))
+
+
+def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
+    """Add every duckrate UDF and SQL macro to ``con``; safe to call again. Returns ``con``."""
+    register_udfs(con)
+    register_macros(con)
+    return con

@@ -1,0 +1,137 @@
+"""Elo: online gradient descent on the log loss of the logistic (Bradley-Terry) model.
+
+Tang, Wang & Jin, "Elo misspecification", eq. (2) and Appendix D: with ``p = σ(θ_a - θ_b)`` the update is
+``θ_a += η (s - p)``, ``θ_b -= η (s - p)``. On the display scale (``R = 1500 + scale/ln10 · θ``) that is the
+familiar ``p = 1 / (1 + 10^((R_b - R_a - advantage) / scale))`` and ``R_a += K·w·(s - p)``, with K fixed or
+from the decaying schedule ``η_t = sqrt(a·N / (t + b))`` (Appendix D; K = scale/ln10 · η_t, N the number of
+players in the league, t the 1-based position of the match in the league's replay).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from .._numba import kernel
+from ..errors import DuckrateInputError
+from ..matches import PreparedMatches
+from ..priors import initial_states
+from ._replay import Parameter, ReplaySystem, replay_frame
+
+
+@kernel
+def elo_replay_kernel(
+    order, state_a, state_b, league, score, weight, rating, league_players,
+    k, scale, advantage, schedule_a, schedule_b, use_schedule,
+    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
+):
+    """Replay matches in ``order``, updating ``rating`` (one slot per league and player) in place.
+
+    Output arrays are indexed by input row, so the caller needs no scatter. ``schedule_*`` are used only
+    when ``use_schedule``; then K for the t-th match of league l is scale/ln10 · sqrt(a·N_l / (t + b)).
+    """
+    weighted = weight.shape[0] == order.shape[0]
+    log10_over_scale = math.log(10.0) / scale
+    k_per_eta = scale / math.log(10.0)
+    played_in_league = np.zeros(league_players.shape[0], dtype=np.int64)
+    for position in range(order.shape[0]):
+        row = order[position]
+        slot_a = state_a[row]
+        slot_b = state_b[row]
+        this_league = league[row]
+        t = played_in_league[this_league] + 1
+        played_in_league[this_league] = t
+        before_a = rating[slot_a]
+        before_b = rating[slot_b]
+        p = 1.0 / (1.0 + math.exp((before_b - before_a - advantage) * log10_over_scale))
+        if use_schedule:
+            step = k_per_eta * math.sqrt(schedule_a * league_players[this_league] / (t + schedule_b))
+        else:
+            step = k
+        delta = step * (weight[row] if weighted else 1.0) * (score[row] - p)
+        rating[slot_a] = before_a + delta
+        rating[slot_b] = before_b - delta
+        seq[row] = t
+        expected_a[row] = p
+        rating_a_before[row] = before_a
+        rating_b_before[row] = before_b
+        rating_a_after[row] = before_a + delta
+        rating_b_after[row] = before_b - delta
+
+
+def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+    n = prepared.n_rows
+    rating = initial_states(prepared, priors, {"rating": params["initial"]})["rating"]
+    use_schedule = params["a"] is not None
+    out = {name: np.empty(n, dtype=np.float64) for name in ("expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after")}
+    seq = np.empty(n, dtype=np.int64)
+    elo_replay_kernel(
+        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
+        rating, prepared.players_per_league() if use_schedule else np.zeros(prepared.n_leagues, np.int64),
+        params["k"], params["scale"], params["advantage"],
+        params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
+        seq, out["expected_a"], out["rating_a_before"], out["rating_b_before"], out["rating_a_after"], out["rating_b_after"],
+    )
+    return {
+        "seq": seq, "expected_a": out["expected_a"],
+        "rating_a_before": out["rating_a_before"], "rating_b_before": out["rating_b_before"],
+        "sd_a_before": None, "sd_b_before": None,
+        "rating_a_after": out["rating_a_after"], "rating_b_after": out["rating_b_after"],
+        "sd_a_after": None, "sd_b_after": None,
+    }
+
+
+def _check_schedule(params: dict) -> None:
+    if (params["a"] is None) != (params["b"] is None):
+        raise DuckrateInputError(
+            f"elo: parameters a and b go together (decaying schedule η_t = sqrt(a·N/(t+b))); got a={params['a']}, b={params['b']}"
+        )
+
+
+ELO = ReplaySystem(
+    name="elo",
+    parameters=(
+        Parameter("k", 32.0, "a finite K factor >= 0", lambda v: math.isfinite(v) and v >= 0),
+        Parameter("initial", 1500.0, "a finite starting rating"),
+        Parameter("scale", 400.0, "a finite scale > 0 (400 for chess Elo)", lambda v: math.isfinite(v) and v > 0),
+        Parameter("advantage", 0.0, "a finite first-move advantage in rating points"),
+        Parameter("a", None, "a > 0 for the decaying schedule, or NULL for a fixed K", lambda v: math.isfinite(v) and v > 0, nullable=True),
+        Parameter("b", None, "b >= 0 for the decaying schedule, or NULL for a fixed K", lambda v: math.isfinite(v) and v >= 0, nullable=True),
+    ),
+    run=_run,
+    check=_check_schedule,
+)
+
+
+def elo(
+    matches: pl.DataFrame,
+    k: float = 32.0,
+    initial: float = 1500.0,
+    scale: float = 400.0,
+    advantage: float = 0.0,
+    a: float | None = None,
+    b: float | None = None,
+    priors: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Elo replay over a matches table.
+
+    Parameters
+    ----------
+    matches : DataFrame with ``match_id``, ``played_at``, ``player_a``, ``player_b``, ``score_a`` and
+        optionally ``league`` (independent replays) and ``weight`` (multiplies K; NULL means 1).
+    k : K factor (rating points per unit of surprise) when no schedule is given.
+    initial : newcomer rating.
+    scale : logistic scale; 400 gives chess Elo (10 × stronger odds per 400 points).
+    advantage : rating points added to side A's forecast (first move, home side).
+    a, b : decaying schedule ``η_t = sqrt(a·N/(t+b))`` of Tang, Wang & Jin (Appendix D), in natural
+        units; K = scale/ln10 · η_t. Give both or neither.
+    priors : ``player_priors`` frame (``player``, ``rating``, optional ``league``) of starting ratings.
+
+    Returns
+    -------
+    DataFrame with one row per match: ``league, seq, match_id, played_at, player_a, player_b, score_a,
+    expected_a, rating_{a,b}_{before,after}, sd_*`` (sd NULL: Elo carries no uncertainty).
+    """
+    return replay_frame(ELO, matches, priors, k=k, initial=initial, scale=scale, advantage=advantage, a=a, b=b)
