@@ -141,6 +141,8 @@ def _encode(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
 
 def _as_names(columns: dict, table: str, name: str) -> pa.Array:
     array = columns[name]
+    if pa.types.is_dictionary(array.type):  # e.g. a Polars Categorical column
+        array = array.dictionary_decode()
     if pa.types.is_string(array.type) or pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
         return array.cast(pa.large_string())
     if pa.types.is_integer(array.type):
@@ -191,7 +193,10 @@ def _replay_order(columns: dict, table: str, time_key: np.ndarray) -> np.ndarray
     match_id = columns["match_id"]
     order = np.argsort(time_key, kind="stable")  # timsort: near-linear on the near-sorted input warehouses hold
     if pa.types.is_integer(match_id.type):
-        keys = np.asarray(match_id, dtype=np.int64)
+        keys = np.asarray(match_id)
+        if keys.dtype == np.uint64:  # flip the top bit: an order-preserving map of uint64 onto int64
+            keys = (keys ^ np.uint64(1 << 63)).view(np.int64)
+        keys = keys.astype(np.int64, copy=False)
         _check_unique_integers(columns, table, keys)
         _sort_ties_by_match_id(order, time_key, keys)
         return order

@@ -59,9 +59,10 @@ def initial_states(
     else:
         league_code = np.full(n, -1, dtype=np.int64)
 
-    frame = pl.DataFrame({"player": player_code, "league": league_code, "row": np.arange(n)})
+    # rows for players or leagues absent from the matches (codes -1 / -2) cannot apply anywhere: ignored
+    frame = pl.DataFrame({"player": player_code, "league": league_code})
     duplicated = frame.select(pl.struct("player", "league").is_duplicated()).to_series().to_numpy()
-    duplicated &= player_code >= 0
+    duplicated &= (player_code >= 0) & (league_code != -2)
     if duplicated.any():
         row = int(np.flatnonzero(duplicated)[-1])
         raise DuckrateInputError(f"{table}: player {players[row].as_py()!r} has more than one prior row for the same league (row {row + 1}); expected one")

@@ -17,27 +17,6 @@ import polars as pl
 GROUP_KEYS: tuple[str, str] = ("league", "system")
 """Columns that identify one independent replay (a league rated by a system)."""
 
-REPLAY_COLUMNS: tuple[str, ...] = (
-    "system",
-    "league",
-    "seq",
-    "match_id",
-    "played_at",
-    "player_a",
-    "player_b",
-    "score_a",
-    "expected_a",
-    "rating_a_before",
-    "rating_b_before",
-    "sd_a_before",
-    "sd_b_before",
-    "rating_a_after",
-    "rating_b_after",
-    "sd_a_after",
-    "sd_b_after",
-)
-"""Every column of a replay frame, in their documented order."""
-
 PROBABILITY_CLIP: float = 1e-15
 """Forecasts are clipped to ``[PROBABILITY_CLIP, 1 - PROBABILITY_CLIP]`` before ``log``."""
 
@@ -143,18 +122,3 @@ def log_loss_expr(
     s = pl.col(score).cast(pl.Float64)
     return -(s * p.log() + (1.0 - s) * (1.0 - p).log())
 
-
-def sort_by_replay_order(replay: pl.DataFrame) -> pl.DataFrame:
-    """Sort a replay by ``league, system, seq`` (null league first).
-
-    Parameters
-    ----------
-    replay : pl.DataFrame
-        A replay with ``league``, ``system`` and ``seq`` columns.
-
-    Returns
-    -------
-    pl.DataFrame
-        The same rows, grouped by ``(league, system)`` and in replay order.
-    """
-    return replay.sort([*GROUP_KEYS, "seq"], nulls_last=False)

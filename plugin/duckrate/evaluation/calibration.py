@@ -52,7 +52,9 @@ _SUMMARY_COLUMNS: tuple[str, ...] = (
 _SD_BEFORE_COLUMNS: tuple[str, ...] = ("sd_a_before", "sd_b_before")
 
 
-def _wilson_bounds(proportion: pl.Expr, trials: pl.Expr, z: float = Z_95) -> tuple[pl.Expr, pl.Expr]:
+def _wilson_bounds(
+    proportion: pl.Expr, trials: pl.Expr, z: float = Z_95
+) -> tuple[pl.Expr, pl.Expr]:
     """Lower and upper Wilson score interval bounds for ``proportion`` over ``trials``."""
     z_squared = z * z
     n = trials.cast(pl.Float64)
@@ -134,7 +136,8 @@ def _validate_summary_options(min_games: int, max_sd: float | None, warmup: floa
     """Raise when the options of :func:`calibration_summary` are out of range."""
     if isinstance(min_games, bool) or not isinstance(min_games, Integral) or min_games < 0:
         raise ValueError(
-            f"calibration_summary: expected min_games to be a non-negative integer, got {min_games!r}"
+            "calibration_summary: expected min_games to be a non-negative integer, "
+            f"got {min_games!r}"
         )
     if max_sd is not None and (
         isinstance(max_sd, bool)
@@ -143,7 +146,8 @@ def _validate_summary_options(min_games: int, max_sd: float | None, warmup: floa
         or max_sd < 0
     ):
         raise ValueError(
-            f"calibration_summary: expected max_sd to be None or a non-negative number, got {max_sd!r}"
+            "calibration_summary: expected max_sd to be None or a non-negative number, "
+            f"got {max_sd!r}"
         )
     if (
         isinstance(warmup, bool)
@@ -240,7 +244,7 @@ def calibration_summary(
 
     # Window expressions run eagerly here: on large frames they are several
     # times faster than inside a lazy query.
-    matches = _earlier_games(replay.select(needed))
+    matches = _earlier_games(replay.select(needed)).drop("player_a", "player_b")
     if warmup > 0.0:
         position = pl.col("seq").rank("ordinal").over(GROUP_KEYS)
         dropped = (pl.len().over(GROUP_KEYS).cast(pl.Float64) * warmup).floor()
@@ -258,7 +262,7 @@ def calibration_summary(
     p = pl.col("expected_a").cast(pl.Float64)
     s = pl.col("score_a").cast(pl.Float64)
     decisive = (s == 0.0) | (s == 1.0)
-    # Null for draws, so that the mean below runs over decisive matches only.
+    # Null for draws and other fractional scores, so the mean runs over decisive matches.
     correct = (
         pl.when(decisive & (p > 0.5)).then(s)
         .when(decisive & (p < 0.5)).then(1.0 - s)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from ..systems import REPLAY_SYSTEMS
-from . import replay_udf
+from . import evaluation_udf, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -23,12 +23,19 @@ def _function_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register every UDF not yet on ``con`` (call on the parent connection, never a short-lived cursor)."""
     for system in REPLAY_SYSTEMS:
-        name = replay_udf.udf_name(system)
-        if _function_exists(con, name):
-            continue
-        udf = replay_udf.make_udf(system)
-        con.create_function(name, udf, parameters=None, return_type=replay_udf.return_type(), type="arrow", null_handling="special", side_effects=False)
-        _REGISTERED_UDFS.append(udf)
+        if not _function_exists(con, replay_udf.udf_name(system)):
+            _create(con, replay_udf.udf_name(system), replay_udf.make_udf(system), replay_udf.return_type())
+    for mart in evaluation_udf.MARTS:
+        if not _function_exists(con, mart.udf_name):
+            _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
+
+
+def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) -> None:
+    # parameters=None accepts any argument types; "special" null handling hands NULL arguments to Python
+    # (the default would skip the call and return NULL whenever a parameter is NULL).
+    con.create_function(name, udf, parameters=None, return_type=return_type, type="arrow",
+                        null_handling="special", side_effects=False)
+    _REGISTERED_UDFS.append(udf)
 
 
 def register_macros(con: duckdb.DuckDBPyConnection) -> None:
@@ -36,6 +43,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(replay_udf.EMPTY_PRIORS_SQL)
     for system in REPLAY_SYSTEMS:
         con.execute(replay_udf.macro_sql(system))
+    for mart in evaluation_udf.MARTS:
+        con.execute(evaluation_udf.macro_sql(mart))
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

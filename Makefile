@@ -1,0 +1,24 @@
+# Two commands on a fresh machine:  make demo  (build the demo warehouse)  and  make test  (every test).
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+
+.PHONY: demo test bench clean
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[test,bench]"
+	touch $@
+
+demo: $(VENV)/.installed
+	$(PY) -m duckrate.cli demo
+
+test: $(VENV)/.installed
+	$(PY) -m pytest -q
+
+bench: $(VENV)/.installed
+	$(PY) bench/elo.py
+
+clean:
+	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb

@@ -1,0 +1,8 @@
+{#-
+  SELECT over one of duckrate's mart table macros (leaderboard, calibration_bins, calibration_summary,
+  loss_curve) applied to a replay relation, e.g. {{ duckrate.mart('calibration_bins', ref('replays'), {'bins': 20}) }}.
+-#}
+{% macro mart(name, relation, params={}) -%}
+  select * from {{ name }}({{ duckrate._relation_literal(relation) }}
+  {%- for key, value in params.items() %}, {{ key }} := {{ duckrate._sql_literal(value) }}{% endfor %})
+{%- endmacro %}

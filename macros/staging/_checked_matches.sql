@@ -1,0 +1,72 @@
+{#-
+  Every raw row mapped onto the canonical columns, with `reason` saying why it cannot be replayed
+  (NULL for a good row). Reasons, first failing wins:
+    missing_match_id, missing_player_a, missing_player_b, self_match, missing_or_invalid_score,
+    score_out_of_range, missing_or_invalid_played_at, invalid_weight, invalid_period,
+    duplicate_row (an exact copy of an earlier row: one copy is kept), and
+    conflicting_match_id (rows sharing a match_id but differing elsewhere: none is kept, as the
+    right one cannot be known).
+  `source_row` numbers the raw rows deterministically (by the raw values), so reruns agree;
+  `raw_row` keeps the raw row as it came (a struct) for rejected_matches.
+-#}
+{% macro _checked_matches(raw) -%}
+  {%- set raw_names = adapter.get_columns_in_relation(raw) | map(attribute='name') | list -%}
+  {%- set raw_columns = raw_names | map('lower') | list -%}
+with raw as (
+    select
+        row_number() over (order by {% for name in raw_names %}{{ adapter.quote(name) }}{{ ', ' if not loop.last }}{% else %}1{% endfor %}) as source_row,
+        raw as raw_row,
+        *
+    from {{ raw }} as raw
+), mapped as (
+    select
+        source_row,
+        raw_row,
+        {{ duckrate._match_column('match_id', raw_columns) }} as match_id,
+        try_cast({{ duckrate._match_column('played_at', raw_columns) }} as timestamp) as played_at,
+        nullif(trim(cast({{ duckrate._match_column('player_a', raw_columns) }} as varchar)), '') as player_a,
+        nullif(trim(cast({{ duckrate._match_column('player_b', raw_columns) }} as varchar)), '') as player_b,
+        try_cast({{ duckrate._match_column('score_a', raw_columns) }} as double) as score_a,
+        cast({{ duckrate._match_column('league', raw_columns) }} as varchar) as league,
+        try_cast({{ duckrate._match_column('weight', raw_columns) }} as double) as weight,
+        try_cast({{ duckrate._match_column('period', raw_columns) }} as bigint) as period,
+        {{ duckrate._match_column('weight', raw_columns) }} is not null as weight_given,
+        {{ duckrate._match_column('period', raw_columns) }} is not null as period_given
+    from raw
+), flagged as (
+    select
+        *,
+        case
+            when match_id is null then 'missing_match_id'
+            when player_a is null then 'missing_player_a'
+            when player_b is null then 'missing_player_b'
+            when player_a = player_b then 'self_match'
+            when score_a is null then 'missing_or_invalid_score'
+            when isnan(score_a) or score_a < 0 or score_a > 1 then 'score_out_of_range'
+            when played_at is null then 'missing_or_invalid_played_at'
+            when weight_given and (weight is null or isnan(weight) or isinf(weight) or weight <= 0) then 'invalid_weight'
+            when period_given and period is null then 'invalid_period'
+        end as row_reason
+    from mapped
+), keyed as (
+    select
+        *,
+        count(*) over (partition by match_id) as rows_with_id,
+        count(*) over (partition by match_id, played_at, player_a, player_b, score_a, league, weight, period) as identical_rows,
+        row_number() over (partition by match_id, played_at, player_a, player_b, score_a, league, weight, period order by source_row) as copy_number
+    from flagged
+)
+select
+    keyed.source_row,
+    keyed.raw_row,
+    coalesce(
+        row_reason,
+        case
+            when rows_with_id > identical_rows then 'conflicting_match_id'
+            when copy_number > 1 then 'duplicate_row'
+        end
+    ) as reason,
+    keyed.match_id, keyed.played_at, keyed.player_a, keyed.player_b, keyed.score_a,
+    keyed.league, keyed.weight, keyed.period
+from keyed
+{%- endmacro %}

@@ -1,0 +1,4 @@
+-- Log loss, Brier score and accuracy of each system's forecasts, overall and among established players.
+{{ duckrate.mart('calibration_summary', ref('replays'), {
+    'min_games': var('duckrate_established_min_games', 10),
+    'warmup': var('duckrate_warmup', 0.0)}) }}

@@ -1,0 +1,138 @@
+"""UDFs and TEMP macros for the marts: ``leaderboard``, ``calibration_bins``, ``calibration_summary``,
+``loss_curve``, each over any replay table (a ``system`` column is optional; NULL when absent).
+
+Same pattern as the replays: the macro packs the needed columns into one list, the UDF hands them to
+the Polars function in :mod:`duckrate.evaluation`, and the macro unnests the result. The leaderboard's
+``last_played_at`` keeps the replay's own type (TIMESTAMP, DATE or integer) by joining the replay row
+back on ``seq`` rather than passing times through Python.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import polars as pl
+import pyarrow as pa
+
+from .. import evaluation
+from .replay_udf import _list_values, _whole
+
+# Columns of the replay table the marts read; absent optional ones arrive as NULL.
+OPTIONAL_REPLAY_COLUMNS = "SELECT NULL::VARCHAR AS system, NULL::VARCHAR AS league WHERE false"
+
+
+@dataclass(frozen=True)
+class Mart:
+    """A mart function: what it reads, its parameters (name, SQL default), what it returns."""
+
+    name: str
+    fields: tuple[str, ...]
+    parameters: tuple[tuple[str, str], ...]
+    returns: tuple[tuple[str, str], ...]
+    compute: Callable[..., pl.DataFrame]
+
+    @property
+    def udf_name(self) -> str:
+        return f"duckrate_{self.name}_udf"
+
+    @property
+    def return_type(self) -> str:
+        return "STRUCT(" + ", ".join(f"{name} {kind}" for name, kind in self.returns) + ")[]"
+
+
+def _leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
+    # played_at := seq, so the function's last_played_at is the seq of the last match; the macro joins
+    # that row back to report the time in its own type.
+    ranked = evaluation.leaderboard(replay.with_columns(played_at=pl.col("seq")))
+    return ranked.rename({"last_played_at": "last_seq"})
+
+
+MARTS = (
+    Mart(
+        name="leaderboard",
+        fields=("system", "league", "seq", "player_a", "player_b", "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after"),
+        parameters=(),
+        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("player", "VARCHAR"), ("rank", "BIGINT"),
+                 ("rating", "DOUBLE"), ("sd", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE"),
+                 ("games", "BIGINT"), ("last_seq", "BIGINT")),
+        compute=_leaderboard,
+    ),
+    Mart(
+        name="calibration_bins",
+        fields=("system", "league", "seq", "score_a", "expected_a"),
+        parameters=(("bins", "10"),),
+        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("bin", "BIGINT"), ("n", "BIGINT"),
+                 ("mean_expected", "DOUBLE"), ("mean_score", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE")),
+        compute=lambda replay, bins: evaluation.calibration_bins(replay, bins=int(bins)),
+    ),
+    Mart(
+        name="calibration_summary",
+        fields=("system", "league", "seq", "player_a", "player_b", "score_a", "expected_a", "sd_a_before", "sd_b_before"),
+        parameters=(("min_games", "10"), ("max_sd", "NULL"), ("warmup", "0.0")),
+        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("n", "BIGINT"), ("log_loss", "DOUBLE"),
+                 ("brier", "DOUBLE"), ("accuracy", "DOUBLE"), ("n_established", "BIGINT"),
+                 ("log_loss_established", "DOUBLE")),
+        compute=lambda replay, min_games, max_sd, warmup: evaluation.calibration_summary(
+            replay, min_games=int(min_games), max_sd=None if max_sd is None else float(max_sd), warmup=float(warmup)
+        ),
+    ),
+    Mart(
+        name="loss_curve",
+        fields=("system", "league", "seq", "player_a", "player_b", "score_a", "expected_a"),
+        parameters=(("points", "200"),),
+        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("t", "BIGINT"), ("t_over_n", "DOUBLE"),
+                 ("mean_log_loss", "DOUBLE")),
+        compute=lambda replay, points: evaluation.loss_curve(replay, points=int(points)),
+    ),
+)
+
+
+def make_udf(mart: Mart):
+    """``(packed replay list, parameters...) -> list of mart rows``."""
+    arrow_type = pa.struct([(name, _ARROW_TYPES[kind]) for name, kind in mart.returns])
+
+    def mart_udf(replay, *parameters):
+        replay = _whole(replay)
+        parameters = [_whole(column) for column in parameters]
+        outputs, offsets = [], [0]
+        for row in range(len(replay)):
+            element = _list_values(replay, row)
+            if element is None or len(element) == 0:
+                offsets.append(offsets[-1])
+                continue
+            frame = pl.from_arrow(pa.Table.from_struct_array(element))
+            frame = frame.with_columns(pl.col(name).cast(pl.Utf8) for name in ("system", "league"))
+            values = [column[row].as_py() for column in parameters]
+            result = mart.compute(frame, *values).select([name for name, _ in mart.returns])
+            outputs.append(result.to_arrow().cast(pa.schema(arrow_type)).to_struct_array().combine_chunks())
+            offsets.append(offsets[-1] + result.height)
+        flat = pa.concat_arrays(outputs) if outputs else pa.array([], arrow_type)
+        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat)
+
+    mart_udf.__name__ = mart.udf_name
+    return mart_udf
+
+
+_ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
+
+
+def macro_sql(mart: Mart) -> str:
+    """``CREATE TEMP MACRO <mart>(tbl, <params>) AS TABLE ...``."""
+    params = "".join(f", {name} := {default}" for name, default in mart.parameters)
+    args = "".join(f", {name}" for name, _ in mart.parameters)
+    fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
+    source = f"(({OPTIONAL_REPLAY_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
+    rows = f"""
+WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {source} AS r),
+rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)"""
+    if mart.name == "leaderboard":
+        columns = ", ".join(f"o.{name}" for name, _ in mart.returns if name != "last_seq")
+        select = f"""
+SELECT {columns}, r.played_at AS last_played_at
+FROM rows AS o
+JOIN {source} AS r
+  ON r.seq = o.last_seq AND r.league IS NOT DISTINCT FROM o.league AND r.system IS NOT DISTINCT FROM o.system"""
+    else:
+        select = "\nSELECT * FROM rows"
+    return f"CREATE OR REPLACE TEMP MACRO {mart.name}(tbl{params}) AS TABLE{rows}{select}\n"
