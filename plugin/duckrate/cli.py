@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -11,12 +12,12 @@ DEMO_PROJECT = Path(__file__).resolve().parents[2] / "demo"
 
 
 def run_dbt(args: list[str]) -> None:
-    """Run one dbt command in-process; raise SystemExit with dbt's failure."""
-    from dbt.cli.main import dbtRunner
-
-    result = dbtRunner().invoke(args)
-    if not result.success:
-        raise SystemExit(f"dbt {args[0]} failed: {result.exception or 'see the log above'}")
+    """Run one dbt command in a child process (dbt keeps the warehouse open in its own process)."""
+    dbt = Path(sys.executable).with_name("dbt")
+    command = [str(dbt)] if dbt.exists() else [sys.executable, "-c", "from dbt.cli.main import cli; cli()"]
+    completed = subprocess.run([*command, *args], check=False)
+    if completed.returncode != 0:
+        raise SystemExit(f"dbt {args[0]} failed (exit {completed.returncode}): see the log above")
 
 
 def build_demo(warehouse: Path, threads: int) -> None:

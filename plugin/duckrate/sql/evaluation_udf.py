@@ -92,9 +92,8 @@ def make_udf(mart: Mart):
     """``(packed replay list, parameters...) -> list of mart rows``."""
     arrow_type = pa.struct([(name, _ARROW_TYPES[kind]) for name, kind in mart.returns])
 
-    def mart_udf(replay, *parameters):
-        replay = _whole(replay)
-        parameters = [_whole(column) for column in parameters]
+    def mart_udf(*columns):  # (replay list, parameters...); a bare *args keeps DuckDB from demanding more
+        replay, *parameters = [_whole(column) for column in columns]
         outputs, offsets = [], [0]
         for row in range(len(replay)):
             element = _list_values(replay, row)
