@@ -1,0 +1,123 @@
+"""One real ``dbt deps`` + ``dbt build`` of the demo project in a temporary directory.
+
+The temporary project is the demo's own dbt_project.yml and profile, with the package installed from
+this checkout by absolute path; the warehouse file is then read by a plain DuckDB connection that has
+no duckrate functions registered, as a dashboard would read it.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import polars as pl
+import pytest
+
+import duckrate
+from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
+
+REPO = Path(__file__).resolve().parents[2]
+MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve")
+ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo", "replays", *MART_TABLES)
+
+
+def dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
+    executable = Path(sys.executable).with_name("dbt")
+    completed = subprocess.run(
+        [str(executable), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
+        capture_output=True, text=True, cwd=project,
+        env={**__import__("os").environ, "DUCKRATE_WAREHOUSE": str(project / "warehouse.duckdb")},
+    )
+    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
+    return completed
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Path:
+    project = tmp_path_factory.mktemp("demo_project")
+    for name in ("dbt_project.yml", "profiles.yml"):
+        shutil.copy(REPO / "demo" / name, project / name)
+    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
+    dbt(project, "deps")
+    build = dbt(project, "build", "--threads", "2")
+    assert "Completed successfully" in build.stdout
+    return project / "warehouse.duckdb"
+
+
+@pytest.fixture(scope="module")
+def plain(warehouse):
+    """A connection to the built warehouse without duckrate's functions."""
+    con = duckdb.connect(str(warehouse), read_only=True)
+    yield con
+    con.close()
+
+
+def test_every_model_is_a_plain_readable_relation(plain):
+    assert not plain.sql("SELECT * FROM duckdb_functions() WHERE function_name LIKE 'duckrate_%'").fetchall()
+    for table in ALL_TABLES:
+        assert plain.sql(f"SELECT count(*) FROM {table}").fetchall()[0][0] > 0, table
+
+
+def test_warehouse_keeps_the_older_storage_format(plain):
+    (tags,) = plain.sql("SELECT tags FROM duckdb_databases() WHERE database_name = current_database()").fetchall()[0]
+    assert tags["storage_version"].startswith("v1.5.0")  # DuckDB 1.5.x tools can open the file
+
+
+def test_bad_rows_land_in_rejected_matches_with_a_reason(plain):
+    reasons = dict(plain.sql("SELECT reason, count(*) FROM rejected_matches GROUP BY reason").fetchall())
+    # the injected duplicate game_id conflicts with its original: both rows are rejected
+    assert sum(reasons.values()) == DEMO_BAD_MATCH_ROWS + 1
+    assert reasons == {
+        "missing_player_b": 1, "self_match": 1, "missing_or_invalid_score": 1,
+        "missing_or_invalid_played_at": 2, "conflicting_match_id": 2,
+    }
+    raw, staged, rejected = (
+        plain.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("demo_matches", "stg_matches", "rejected_matches")
+    )
+    assert raw == staged + rejected  # nothing silently dropped
+
+
+def test_dbt_replay_equals_the_python_api(plain):
+    staged = plain.sql("SELECT match_id, played_at, player_a, player_b, score_a, league FROM stg_matches").pl()
+    expected = duckrate.elo(staged, k=20, advantage=35).sort("league", "seq")
+    actual = plain.sql("SELECT * FROM replay_elo").pl().sort("league", "seq")
+    assert actual.columns == list(expected.columns)
+    assert actual.select("league", "seq", "match_id", "player_a", "player_b").equals(
+        expected.select("league", "seq", "match_id", "player_a", "player_b")
+    )
+    for column in ("expected_a", "rating_a_before", "rating_b_after"):
+        assert (actual[column] - expected[column]).abs().max() < 1e-9
+
+
+def test_leaderboard_ranks_every_player_once(plain):
+    board = plain.sql("SELECT * FROM leaderboard").pl()
+    players = plain.sql(
+        "SELECT league, count(DISTINCT p) FROM (SELECT league, player_a AS p FROM stg_matches "
+        "UNION ALL SELECT league, player_b FROM stg_matches) GROUP BY league"
+    ).fetchall()
+    for league, count in players:
+        ranks = board.filter(pl.col("league") == league)["rank"].sort().to_list()
+        assert ranks == list(range(1, count + 1))
+    assert board.schema["last_played_at"] == pl.Datetime("us")
+    # the leader's rating is the rating after their last replayed match
+    top = board.filter((pl.col("league") == "league_1") & (pl.col("rank") == 1)).row(0, named=True)
+    last = plain.execute(
+        "SELECT CASE WHEN player_a = ? THEN rating_a_after ELSE rating_b_after END FROM replay_elo "
+        "WHERE league = 'league_1' AND ? IN (player_a, player_b) ORDER BY seq DESC LIMIT 1",
+        [top["player"], top["player"]],
+    ).fetchall()[0][0]
+    assert math.isclose(top["rating"], last, rel_tol=0, abs_tol=1e-9)
+
+
+def test_calibration_tables_cover_every_match(plain):
+    summary = plain.sql("SELECT league, n FROM calibration_summary").fetchall()
+    per_league = dict(plain.sql("SELECT league, count(*) FROM replay_elo GROUP BY league").fetchall())
+    assert dict(summary) == per_league
+    binned = dict(plain.sql("SELECT league, sum(n) FROM calibration_bins GROUP BY league").fetchall())
+    assert binned == per_league
+    curve = plain.sql("SELECT league, max(t) FROM loss_curve GROUP BY league").fetchall()
+    assert dict(curve) == per_league
