@@ -10,8 +10,12 @@
   `raw_row` keeps the raw row as it came (a struct) for rejected_matches.
 -#}
 {% macro _checked_matches(raw) -%}
-  {%- set raw_names = adapter.get_columns_in_relation(raw) | map(attribute='name') | list -%}
+  {%- set raw_relation_columns = adapter.get_columns_in_relation(raw) -%}
+  {%- set raw_names = raw_relation_columns | map(attribute='name') | list -%}
   {%- set raw_columns = raw_names | map('lower') | list -%}
+  {%- set played_at = duckrate._match_column('played_at', raw_columns) -%}
+  {%- set played_at_source = (var('duckrate_match_columns', {}).get('played_at') or 'played_at') | lower -%}
+  {%- set text_columns = raw_relation_columns | selectattr('dtype', 'in', ['VARCHAR', 'TEXT', 'STRING']) | map(attribute='name') | map('lower') | list -%}
 with raw as (
     select
         row_number() over (order by {% for name in raw_names %}{{ adapter.quote(name) }}{{ ', ' if not loop.last }}{% else %}1{% endfor %}) as source_row,
@@ -23,7 +27,8 @@ with raw as (
         source_row,
         raw_row,
         {{ duckrate._match_column('match_id', raw_columns) }} as match_id,
-        try_cast({{ duckrate._match_column('played_at', raw_columns) }} as timestamp) as played_at,
+        {#- played_at keeps its type (TIMESTAMP, DATE or integer order); a text column is parsed as a timestamp -#}
+        {% if played_at_source in text_columns %}try_cast({{ played_at }} as timestamp){% else %}{{ played_at }}{% endif %} as played_at,
         nullif(trim(cast({{ duckrate._match_column('player_a', raw_columns) }} as varchar)), '') as player_a,
         nullif(trim(cast({{ duckrate._match_column('player_b', raw_columns) }} as varchar)), '') as player_b,
         try_cast({{ duckrate._match_column('score_a', raw_columns) }} as double) as score_a,

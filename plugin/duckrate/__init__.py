@@ -1,12 +1,24 @@
 """duckrate: rating systems (Elo, Glicko, TrueSkill, Elo-MMR, Bradley-Terry) inside DuckDB and dbt.
 
-Python: ``duckrate.elo(matches_df, k=32)`` etc. return Polars DataFrames.
+Python: ``duckrate.elo(matches_df, k=32)`` etc. return Polars DataFrames; ``duckrate.leaderboard``,
+``calibration_bins``, ``calibration_summary`` and ``loss_curve`` turn any replay into the marts.
 SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 32)``.
 """
 
+from . import evaluation
 from .errors import DuckrateInputError
+from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
 from .sql.registry import register
 from .systems import elo
 
-__all__ = ["DuckrateInputError", "elo", "register"]
+__all__ = [
+    "DuckrateInputError",
+    "calibration_bins",
+    "calibration_summary",
+    "elo",
+    "evaluation",
+    "leaderboard",
+    "loss_curve",
+    "register",
+]
 __version__ = "0.1.0"

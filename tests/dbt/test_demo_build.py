@@ -8,9 +8,6 @@ no duckrate functions registered, as a dashboard would read it.
 from __future__ import annotations
 
 import math
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
@@ -25,27 +22,9 @@ MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_c
 ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo", "replays", *MART_TABLES)
 
 
-def dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
-    executable = Path(sys.executable).with_name("dbt")
-    completed = subprocess.run(
-        [str(executable), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-        capture_output=True, text=True, cwd=project,
-        env={**__import__("os").environ, "DUCKRATE_WAREHOUSE": str(project / "warehouse.duckdb")},
-    )
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
-    return completed
-
-
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory) -> Path:
-    project = tmp_path_factory.mktemp("demo_project")
-    for name in ("dbt_project.yml", "profiles.yml"):
-        shutil.copy(REPO / "demo" / name, project / name)
-    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
-    dbt(project, "deps")
-    build = dbt(project, "build", "--threads", "2")
-    assert "Completed successfully" in build.stdout
-    return project / "warehouse.duckdb"
+def warehouse(build_project) -> Path:
+    return build_project(REPO / "demo")
 
 
 @pytest.fixture(scope="module")

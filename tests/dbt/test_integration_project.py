@@ -1,0 +1,17 @@
+"""The integration dbt project: its models emit `actual` and `expected`; its equal_within tests must pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+HERE = Path(__file__).resolve().parent
+
+
+def test_integration_project_builds_and_its_checks_pass(build_project):
+    warehouse = build_project(HERE / "integration_project")  # dbt build fails on any failing data test
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        checked = con.sql("SELECT count(*), max(abs(actual - expected)) FROM check_elo_cases").fetchall()[0]
+        assert checked[0] == 18 and checked[1] < 1e-9
+        assert con.sql("SELECT count(*) FROM check_elo_sequence WHERE actual = expected").fetchall()[0][0] == 6
