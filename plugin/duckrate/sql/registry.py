@@ -24,7 +24,7 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register every UDF not yet on ``con`` (call on the parent connection, never a short-lived cursor)."""
     for system in REPLAY_SYSTEMS:
         if not _function_exists(con, replay_udf.udf_name(system)):
-            _create(con, replay_udf.udf_name(system), replay_udf.make_udf(system), replay_udf.return_type())
+            _create(con, replay_udf.udf_name(system), replay_udf.make_udf(system), replay_udf.return_type(system))
     for mart in evaluation_udf.MARTS:
         if not _function_exists(con, mart.udf_name):
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..systems._replay import COMPUTED_ARROW_TYPE, OUTPUT_COLUMNS, ReplaySystem, computed_struct
+from ..systems._replay import OUTPUT_COLUMNS, SD_COLUMNS, ReplaySystem, computed_arrow_type, computed_struct
 
 MATCH_FIELDS = ("match_id", "played_at", "score_a", "weight", "period")
 KEYED_FIELDS = ("player_a", "player_b", "league")  # packed as 64-bit hash keys; names travel once each
@@ -30,9 +30,9 @@ def udf_name(system: ReplaySystem) -> str:
     return f"duckrate_{system.name}_udf"
 
 
-def return_type() -> str:
+def return_type(system: ReplaySystem) -> str:
     sql_types = {pa.int64(): "BIGINT", pa.float64(): "DOUBLE", pa.string(): "VARCHAR"}
-    fields = ", ".join(f"{f.name} {sql_types[f.type]}" for f in COMPUTED_ARROW_TYPE)
+    fields = ", ".join(f"{f.name} {sql_types[f.type]}" for f in computed_arrow_type(system.has_sd))
     return f"STRUCT({fields})[]"
 
 
@@ -63,10 +63,10 @@ def make_udf(system: ReplaySystem):
                 values,
                 table=f"table {table_name[row].as_py()!r}",
             )
-            outputs.append(computed_struct(prepared, computed))
+            outputs.append(computed_struct(prepared, computed, system.has_sd))
             offsets.append(offsets[-1] + len(element))
         if not outputs:
-            flat = pa.array([], COMPUTED_ARROW_TYPE)
+            flat = pa.array([], computed_arrow_type(system.has_sd))
         else:
             flat = outputs[0] if len(outputs) == 1 else pa.concat_arrays(outputs)
         return pa.ListArray.from_arrays(pa.array(offsets, pa.int32() if offsets[-1] < 2**31 else pa.int64()), flat)
@@ -105,6 +105,8 @@ def macro_sql(system: ReplaySystem) -> str:
     prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
     renamed = {"league": "z.league_name AS league", "player_a": "z.player_a_name AS player_a",
                "player_b": "z.player_b_name AS player_b", "score_a": "z.score_a::DOUBLE AS score_a"}
+    if not system.has_sd:
+        renamed.update({name: f"NULL::DOUBLE AS {name}" for name in SD_COLUMNS})
     outputs = ", ".join(renamed.get(name, f"z.{name}") for name in OUTPUT_COLUMNS)
     # The table is scanned by each consumer rather than through a shared CTE, which DuckDB materialises.
     source = f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"

@@ -40,11 +40,17 @@ OUTPUT_COLUMNS = (
     "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
     "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
 )
+SD_COLUMNS = ("sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after")
 NAME_COLUMNS = ("league_name", "player_a_name", "player_b_name")
-COMPUTED_ARROW_TYPE = pa.struct(
-    [(name, pa.int64() if name == "seq" else pa.float64()) for name in COMPUTED_COLUMNS]
-    + [(name, pa.string()) for name in NAME_COLUMNS]
-)
+
+
+def computed_arrow_type(has_sd: bool) -> pa.StructType:
+    """The UDF's per-row struct: computed columns (sd only where the system has it) and the names."""
+    numeric = [name for name in COMPUTED_COLUMNS if has_sd or name not in SD_COLUMNS]
+    return pa.struct(
+        [(name, pa.int64() if name == "seq" else pa.float64()) for name in numeric]
+        + [(name, pa.string()) for name in NAME_COLUMNS]
+    )
 
 
 @dataclass(frozen=True)
@@ -66,6 +72,7 @@ class ReplaySystem:
     parameters: tuple[Parameter, ...]
     run: Callable[[PreparedMatches, dict | None, dict], dict[str, np.ndarray | None]]
     check: Callable[[dict], None] = field(default=lambda params: None)
+    has_sd: bool = True  # False: the sd_* columns are NULL (the SQL macro writes them, the UDF skips them)
 
     @property
     def defaults(self) -> dict[str, float | None]:
@@ -134,16 +141,19 @@ def _name_indices(league, state_a, state_b, state_player):
     return league_index, player_a_index, player_b_index
 
 
-def computed_struct(prepared: PreparedMatches, computed: dict[str, np.ndarray | None]) -> pa.StructArray:
+def computed_struct(prepared: PreparedMatches, computed: dict[str, np.ndarray | None], has_sd: bool) -> pa.StructArray:
     """Computed columns plus league and player names (dictionary-encoded) as one Arrow struct array.
 
     Numeric arrays are passed zero-copy; names go back as dictionary arrays, far cheaper for DuckDB to
-    import than one string per row.
+    import than one string per row. Without ``has_sd`` the sd columns are left out.
     """
     n = prepared.n_rows
+    arrow_type = computed_arrow_type(has_sd)
     arrays = []
     all_null = pa.nulls(n, pa.float64())  # one buffer shared by every all-NULL column
     for name in COMPUTED_COLUMNS:
+        if not has_sd and name in SD_COLUMNS:
+            continue
         values = computed[name]
         kind = pa.int64() if name == "seq" else pa.float64()
         arrays.append(all_null if values is None else pa.array(values, kind))
@@ -159,5 +169,4 @@ def computed_struct(prepared: PreparedMatches, computed: dict[str, np.ndarray | 
     arrays.append(league_array)
     arrays.append(pa.DictionaryArray.from_arrays(player_a_index, players))
     arrays.append(pa.DictionaryArray.from_arrays(player_b_index, players))
-    names = list(COMPUTED_COLUMNS) + list(NAME_COLUMNS)
-    return pa.StructArray.from_arrays(arrays, names=names)
+    return pa.StructArray.from_arrays(arrays, names=arrow_type.names)  # names: dictionary arrays

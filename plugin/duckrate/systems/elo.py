@@ -102,6 +102,7 @@ ELO = ReplaySystem(
     ),
     run=_run,
     check=_check_schedule,
+    has_sd=False,
 )
 
 
