@@ -1,34 +1,20 @@
 """One place that decides how duckrate's kernels are compiled.
 
-Kernels are compiled with ``cache=True`` so a second process reloads them in a fraction of a second.
-Where numba's cache directory cannot be written (a read-only site-packages, say) caching is switched
-off instead of failing at import; ``NUMBA_CACHE_DIR`` is honoured as numba documents.
+Kernels are compiled in nopython mode, without the GIL, with ``cache=True`` so a second process reloads
+them in a fraction of a second. Numba picks its cache directory when the decorator is applied
+(``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` beside the module, else a per-user directory) and
+raises ``RuntimeError`` there if none is writable: then the kernel is compiled without a cache, which
+costs a second or two per process instead of failing at import.
 """
 
 from __future__ import annotations
 
-import os
-import tempfile
-from pathlib import Path
-
 import numba
 
 
-def _cache_is_writable() -> bool:
-    configured = os.environ.get("NUMBA_CACHE_DIR")
-    target = Path(configured) if configured else Path(__file__).parent / "__pycache__"
-    try:
-        target.mkdir(parents=True, exist_ok=True)
-        with tempfile.NamedTemporaryFile(dir=target):
-            pass
-    except OSError:
-        return False
-    return True
-
-
-CACHE = _cache_is_writable()
-
-
 def kernel(function):
-    """Compile ``function`` in nopython mode, without the GIL, cached where possible."""
-    return numba.njit(cache=CACHE, nogil=True, error_model="numpy")(function)
+    """Compile ``function`` with numba (nopython, nogil, NumPy error model), cached where possible."""
+    try:
+        return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
+    except RuntimeError:
+        return numba.njit(cache=False, nogil=True, error_model="numpy")(function)

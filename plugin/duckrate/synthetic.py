@@ -31,7 +31,8 @@ from pathlib import Path
 
 import numpy as np
 import polars as pl
-from numba import njit
+
+from ._numba import kernel
 
 __all__ = [
     "DEMO_BAD_MATCH_ROWS",
@@ -60,22 +61,7 @@ _EPOCH = datetime(1970, 1, 1)
 _CHUNK_SIZE = 1 << 20
 
 
-def _jit(function):
-    """Compile ``function`` with ``numba.njit(cache=True)``, without cache if impossible.
-
-    Numba looks for a writable cache directory when the decorator is applied:
-    ``NUMBA_CACHE_DIR`` if set, else ``__pycache__`` next to this file, else a
-    per-user cache directory. If none is writable it raises ``RuntimeError``
-    right here (not at compile time), so we fall back to an uncached compile,
-    which only costs a second or two per process.
-    """
-    try:
-        return njit(cache=True)(function)
-    except RuntimeError:
-        return njit(cache=False)(function)
-
-
-@_jit
+@kernel
 def _sort_segments(estimate, order, position, segment_start, segment_end):
     """Sort each league's slice of ``order`` by ``estimate``; refresh ``position``."""
     for league in range(segment_start.shape[0]):
@@ -92,7 +78,7 @@ def _sort_segments(estimate, order, position, segment_start, segment_end):
             position[player] = first + i
 
 
-@_jit
+@kernel
 def _play_matches(
     first_match_index,
     chosen_player,
