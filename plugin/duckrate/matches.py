@@ -69,10 +69,10 @@ class PreparedMatches:
         return np.bincount(self.state_league[used], minlength=self.n_leagues).astype(np.int64)
 
 
-def columns_from_polars(frame: pl.DataFrame) -> dict[str, pa.Array]:
+def columns_from_polars(frame: pl.DataFrame, table: str = "matches") -> dict[str, pa.Array]:
     """The frame's columns as Arrow arrays, keyed by name."""
     if not isinstance(frame, pl.DataFrame):
-        raise DuckrateInputError(f"matches: expected a polars DataFrame, got {type(frame).__name__}")
+        raise DuckrateInputError(f"{table}: expected a polars DataFrame, got {type(frame).__name__}")
     return {name: _single_chunk(frame[name].to_arrow()) for name in frame.columns}
 
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DuckrateInputError
-from .matches import PreparedMatches, _single_chunk
+from .matches import PreparedMatches, _single_chunk, columns_from_polars
 
 
 def prior_columns(priors) -> dict[str, pa.Array] | None:
@@ -22,7 +22,7 @@ def prior_columns(priors) -> dict[str, pa.Array] | None:
     if priors is None:
         return None
     if isinstance(priors, pl.DataFrame):
-        return {name: _single_chunk(priors[name].to_arrow()) for name in priors.columns}
+        return columns_from_polars(priors, table="player_priors")
     return {name: _single_chunk(array) for name, array in priors.items()}
 
 

@@ -16,7 +16,7 @@ import polars as pl
 import pyarrow as pa
 
 from .. import evaluation
-from .replay_udf import _list_values, _whole
+from ._lists import map_list_rows, whole
 
 # Columns of the replay table the marts read; absent optional ones arrive as NULL.
 OPTIONAL_REPLAY_COLUMNS = "SELECT NULL::VARCHAR AS system, NULL::VARCHAR AS league WHERE false"
@@ -93,21 +93,16 @@ def make_udf(mart: Mart):
     arrow_type = pa.struct([(name, _ARROW_TYPES[kind]) for name, kind in mart.returns])
 
     def mart_udf(*columns):  # (replay list, parameters...); a bare *args keeps DuckDB from demanding more
-        replay, *parameters = [_whole(column) for column in columns]
-        outputs, offsets = [], [0]
-        for row in range(len(replay)):
-            element = _list_values(replay, row)
-            if element is None or len(element) == 0:
-                offsets.append(offsets[-1])
-                continue
-            frame = pl.from_arrow(pa.Table.from_struct_array(element))
+        replay, *parameters = [whole(column) for column in columns]
+
+        def mart_row(row: int, elements: pa.Array) -> pa.StructArray:
+            frame = pl.from_arrow(pa.Table.from_struct_array(elements))
             frame = frame.with_columns(pl.col(name).cast(pl.Utf8) for name in ("system", "league"))
             values = [column[row].as_py() for column in parameters]
             result = mart.compute(frame, *values).select([name for name, _ in mart.returns])
-            outputs.append(result.to_arrow().cast(pa.schema(arrow_type)).to_struct_array().combine_chunks())
-            offsets.append(offsets[-1] + result.height)
-        flat = pa.concat_arrays(outputs) if outputs else pa.array([], arrow_type)
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat)
+            return result.to_arrow().cast(pa.schema(arrow_type)).to_struct_array().combine_chunks()
+
+        return map_list_rows(replay, mart_row, arrow_type)
 
     mart_udf.__name__ = mart.udf_name
     return mart_udf

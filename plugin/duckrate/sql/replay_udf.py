@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from ._lists import list_values, map_list_rows, struct_columns, whole
 from ..systems._replay import OUTPUT_COLUMNS, SD_COLUMNS, ReplaySystem, computed_arrow_type, computed_struct
 
 MATCH_FIELDS = ("match_id", "played_at", "score_a", "weight", "period")
@@ -41,57 +42,30 @@ def make_udf(system: ReplaySystem):
     names = [p.name for p in system.parameters]
 
     def replay_udf(matches, player_names, league_names, priors, table_name, *parameters):
-        matches, player_names, league_names = _whole(matches), _whole(player_names), _whole(league_names)
-        priors, table_name = _whole(priors), _whole(table_name)
-        parameters = [_whole(column) for column in parameters]
-        outputs, offsets = [], [0]
-        for row in range(len(matches)):
-            element = _list_values(matches, row)
-            if element is None or len(element) == 0:
-                offsets.append(offsets[-1])
-                continue
-            columns = _struct_columns(element)
-            columns["player_names"] = _list_values(player_names, row)
-            columns["league_names"] = _list_values(league_names, row)
-            if columns["league_names"] is None:
-                del columns["league_names"]
-            prior_element = _list_values(priors, row)
+        matches, player_names, league_names = whole(matches), whole(player_names), whole(league_names)
+        priors, table_name = whole(priors), whole(table_name)
+        parameters = [whole(column) for column in parameters]
+
+        def replay_row(row: int, elements: pa.Array) -> pa.StructArray:
+            columns = struct_columns(elements)
+            columns["player_names"] = list_values(player_names, row)
+            leagues = list_values(league_names, row)
+            if leagues is not None:
+                columns["league_names"] = leagues
+            prior_elements = list_values(priors, row)
             values = {name: column[row].as_py() for name, column in zip(names, parameters)}
             prepared, computed = system.compute(
                 columns,
-                _struct_columns(prior_element) if prior_element is not None and len(prior_element) else None,
+                struct_columns(prior_elements) if prior_elements is not None and len(prior_elements) else None,
                 values,
                 table=f"table {table_name[row].as_py()!r}",
             )
-            outputs.append(computed_struct(prepared, computed, system.has_sd))
-            offsets.append(offsets[-1] + len(element))
-        if not outputs:
-            flat = pa.array([], computed_arrow_type(system.has_sd))
-        else:
-            flat = outputs[0] if len(outputs) == 1 else pa.concat_arrays(outputs)
-        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32() if offsets[-1] < 2**31 else pa.int64()), flat)
+            return computed_struct(prepared, computed, system.has_sd)
+
+        return map_list_rows(matches, replay_row, computed_arrow_type(system.has_sd))
 
     replay_udf.__name__ = udf_name(system)
     return replay_udf
-
-
-def _whole(column):
-    """One contiguous array (no copy when DuckDB handed over a single chunk)."""
-    if isinstance(column, pa.ChunkedArray):
-        return column.chunk(0) if column.num_chunks == 1 else column.combine_chunks()
-    return column
-
-
-def _list_values(lists: pa.Array, row: int) -> pa.Array | None:
-    """The elements of the ``row``-th list, zero-copy (None for a NULL list)."""
-    if pa.types.is_null(lists.type) or not lists.is_valid()[row].as_py():
-        return None
-    start, stop = lists.offsets[row].as_py(), lists.offsets[row + 1].as_py()
-    return lists.values.slice(start, stop - start)
-
-
-def _struct_columns(array: pa.Array) -> dict[str, pa.Array]:
-    return {array.type.field(i).name: array.field(i) for i in range(array.type.num_fields)}
 
 
 def macro_sql(system: ReplaySystem) -> str:
