@@ -41,6 +41,10 @@ class PreparedMatches:
     score : float64 array; weight : float64 array, or a single 1.0 when the input has no weights.
     n_states : number of state slots; ``state_league``/``state_player`` map a slot back.
     players : pyarrow array of distinct player names (``state_player`` indexes it).
+    period : int64 array from the ``period`` column, or None when the input has none.
+    time_key : int64 array, ``played_at`` as a number since 1970 (in the timestamp's own unit, days for
+        DATE) or the value itself for an integer order; ``time_unit`` names the unit ('seconds',
+        'milliseconds', 'microseconds', 'nanoseconds', 'days' or 'integer').
     """
 
     n_rows: int
@@ -56,6 +60,8 @@ class PreparedMatches:
     state_league: np.ndarray
     state_player: np.ndarray
     players: pa.Array
+    time_key: np.ndarray
+    time_unit: str
 
     @property
     def n_leagues(self) -> int:
@@ -129,6 +135,15 @@ def _time_key(columns: dict, table: str) -> np.ndarray:
     raise DuckrateInputError(
         f"{table}: column 'played_at' has type {kind}; expected TIMESTAMP, DATE or an integer order"
     )
+
+
+def _time_unit(kind: pa.DataType) -> str:
+    """What one unit of :func:`_time_key` is for a ``played_at`` of type ``kind``."""
+    if pa.types.is_date(kind):
+        return "days" if pa.types.is_date32(kind) else "milliseconds"
+    if pa.types.is_timestamp(kind):
+        return {"s": "seconds", "ms": "milliseconds", "us": "microseconds", "ns": "nanoseconds"}[kind.unit]
+    return "integer"
 
 
 def _encode(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
@@ -407,4 +422,6 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
         state_league=state_league,
         state_player=state_player,
         players=players,
+        time_key=time_key,
+        time_unit=_time_unit(columns["played_at"].type),
     )
