@@ -45,10 +45,12 @@ NAME_COLUMNS = ("league_name", "player_a_name", "player_b_name")
 
 
 def computed_arrow_type(has_sd: bool) -> pa.StructType:
-    """The UDF's per-row struct: computed columns (sd only where the system has it) and the names."""
+    """The UDF's per-row struct: computed columns (sd only where the system has it), the score as a
+    DOUBLE, and the names."""
     numeric = [name for name in COMPUTED_COLUMNS if has_sd or name not in SD_COLUMNS]
     return pa.struct(
         [(name, pa.int64() if name == "seq" else pa.float64()) for name in numeric]
+        + [("score_a", pa.float64())]
         + [(name, pa.string()) for name in NAME_COLUMNS]
     )
 
@@ -142,7 +144,7 @@ def _name_indices(league, state_a, state_b, state_player):
 
 
 def computed_struct(prepared: PreparedMatches, computed: dict[str, np.ndarray | None], has_sd: bool) -> pa.StructArray:
-    """Computed columns plus league and player names (dictionary-encoded) as one Arrow struct array.
+    """Computed columns, the score, and league and player names (dictionary-encoded) as one Arrow struct.
 
     Numeric arrays are passed zero-copy; names go back as dictionary arrays, far cheaper for DuckDB to
     import than one string per row. Without ``has_sd`` the sd columns are left out.
@@ -157,6 +159,7 @@ def computed_struct(prepared: PreparedMatches, computed: dict[str, np.ndarray | 
         values = computed[name]
         kind = pa.int64() if name == "seq" else pa.float64()
         arrays.append(all_null if values is None else pa.array(values, kind))
+    arrays.append(pa.array(prepared.score, pa.float64()))
     players = prepared.players.cast(pa.string())
     league_index, player_a_index, player_b_index = _name_indices(
         prepared.league, prepared.state_a, prepared.state_b, prepared.state_player
