@@ -1,0 +1,274 @@
+"""Glicko: Glickman's rating system with a rating deviation (RD) per player.
+
+Glickman, "The Glicko system" (summarised in ``papers/glicko-and-glicko2``). Step 1 grows an idle player's
+deviation, ``RD = min(sqrt(RD0² + c²·t), rd_max)`` with t the rating periods since the player was last
+rated; step 2 rates every player once per period from all of that period's games, each game against an
+opponent's period-start rating and RD::
+
+    q = ln10/400,  g(RD) = 1/sqrt(1 + 3q²RD²/π²),  E_j = 1/(1 + 10^(-g(RD_j)(r - r_j)/400))
+    1/d² = q² Σ_j g(RD_j)² E_j (1 - E_j)
+    r' = r + q/(1/RD² + 1/d²) · Σ_j g(RD_j)(s_j - E_j)
+    RD' = sqrt(1/(1/RD² + 1/d²))                                                  (step 3)
+
+A game of weight w counts as w games (its terms in 1/d² and in the sum are multiplied by w).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._numba import kernel
+from ..errors import DuckrateInputError
+from ..matches import PreparedMatches
+from ..priors import initial_states
+from ._periods import periodic_order, row_periods
+from ._replay import Parameter, ReplaySystem, replay_frame
+
+Q = math.log(10.0) / 400.0  # 0.00575646273...
+_PI_SQUARED = math.pi * math.pi
+
+
+@kernel
+def glicko_g(rd):
+    """g(RD) = 1/sqrt(1 + 3q²RD²/π²): the discount for an opponent's uncertainty (step 2)."""
+    return 1.0 / math.sqrt(1.0 + 3.0 * Q * Q * rd * rd / _PI_SQUARED)
+
+
+@kernel
+def glicko_e(rating, rating_opponent, g_opponent):
+    """E(s | r, r_j, RD_j) = 1/(1 + 10^(-g(RD_j)(r - r_j)/400)), with ``g_opponent`` = g(RD_j) (step 2)."""
+    return 1.0 / (1.0 + math.exp(-g_opponent * (rating - rating_opponent) * Q))
+
+
+@kernel
+def glicko_update(rating, rd, information, surprise):
+    """Steps 2-3 for one player and period: (r', RD').
+
+    ``information`` = Σ w·g(RD_j)²·E_j(1 - E_j) (so 1/d² = q²·information) and ``surprise`` =
+    Σ w·g(RD_j)(s_j - E_j) over the player's games in the period.
+    """
+    variance = 1.0 / (1.0 / (rd * rd) + Q * Q * information)
+    return rating + Q * variance * surprise, math.sqrt(variance)
+
+
+@kernel
+def glicko_replay_kernel(
+    order, period, periodic, state_a, state_b, league, score, weight, rating, rd, n_leagues,
+    c, rd_max, rd_min,
+    seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
+    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+):
+    """Replay matches in ``order`` period by period, updating ``rating`` and ``rd`` (one slot per league and
+    player) in place. Output arrays are indexed by input row.
+
+    With ``periodic``, consecutive rows of ``order`` sharing ``period[row]`` form one rating period (of all
+    leagues at once: leagues never share slots); otherwise every row is its own period for its two
+    players, and a returning player's RD grows by c² (t = 1) before each game.
+    """
+    n = order.shape[0]
+    n_states = rating.shape[0]
+    weighted = weight.shape[0] == n
+    c2 = c * c
+    seen = np.zeros(n_states, dtype=np.bool_)
+    last_period = np.zeros(n_states, dtype=np.int64)
+    batch_of = np.full(n_states, -1, dtype=np.int64)
+    information = np.zeros(n_states, dtype=np.float64)
+    surprise = np.zeros(n_states, dtype=np.float64)
+    touched = np.empty(min(n_states, 2 * n), dtype=np.int64)
+    played_in_league = np.zeros(n_leagues, dtype=np.int64)
+    start = 0
+    while start < n:
+        stop = start + 1
+        current = period[order[start]] if periodic else 0
+        if periodic:
+            while stop < n and period[order[stop]] == current:
+                stop += 1
+        # Step 1 at each player's first game of the period: idle growth; accumulators reset for touched slots.
+        n_touched = 0
+        for position in range(start, stop):
+            row = order[position]
+            for side in range(2):
+                slot = state_a[row] if side == 0 else state_b[row]
+                if batch_of[slot] == start:
+                    continue
+                batch_of[slot] = start
+                if seen[slot]:
+                    t = float(current - last_period[slot]) if periodic else 1.0
+                    grown = min(math.sqrt(rd[slot] * rd[slot] + c2 * t), rd_max)
+                    rd[slot] = max(grown, rd_min)
+                information[slot] = 0.0
+                surprise[slot] = 0.0
+                touched[n_touched] = slot
+                n_touched += 1
+            # Step 2 terms of this game, from both players' period-start states.
+            slot_a = state_a[row]
+            slot_b = state_b[row]
+            r_a = rating[slot_a]
+            r_b = rating[slot_b]
+            d_a = rd[slot_a]
+            d_b = rd[slot_b]
+            g_a = glicko_g(d_a)
+            g_b = glicko_g(d_b)
+            e_a = glicko_e(r_a, r_b, g_b)
+            e_b = glicko_e(r_b, r_a, g_a)
+            w = weight[row] if weighted else 1.0
+            s = score[row]
+            information[slot_a] += w * g_b * g_b * e_a * (1.0 - e_a)
+            surprise[slot_a] += w * g_b * (s - e_a)
+            information[slot_b] += w * g_a * g_a * e_b * (1.0 - e_b)
+            surprise[slot_b] += w * g_a * ((1.0 - s) - e_b)
+            this_league = league[row]
+            played_in_league[this_league] += 1
+            seq[row] = played_in_league[this_league]
+            expected_a[row] = glicko_e(r_a, r_b, glicko_g(math.sqrt(d_a * d_a + d_b * d_b)))
+            rating_a_before[row] = r_a
+            rating_b_before[row] = r_b
+            sd_a_before[row] = d_a
+            sd_b_before[row] = d_b
+        # Steps 2-3: one update per player from all their games of the period.
+        for i in range(n_touched):
+            slot = touched[i]
+            new_rating, new_rd = glicko_update(rating[slot], rd[slot], information[slot], surprise[slot])
+            rating[slot] = new_rating
+            rd[slot] = max(new_rd, rd_min)
+            seen[slot] = True
+            last_period[slot] = current
+        for position in range(start, stop):
+            row = order[position]
+            rating_a_after[row] = rating[state_a[row]]
+            rating_b_after[row] = rating[state_b[row]]
+            sd_a_after[row] = rd[state_a[row]]
+            sd_b_after[row] = rd[state_b[row]]
+        start = stop
+
+
+OUTPUT_FLOATS = (
+    "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
+    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
+)
+
+
+def check_positive_priors(priors, fields: tuple[str, ...], system: str) -> None:
+    """Reject a prior ``sd`` or ``volatility`` that is not > 0, naming the player and the value."""
+    if priors is None or "player" not in priors:
+        return
+    for name in fields:
+        if name not in priors or priors[name].null_count == len(priors[name]):
+            continue
+        column = priors[name]
+        if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type) or pa.types.is_decimal(column.type)):
+            raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
+        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+        valid = np.asarray(column.is_valid(), dtype=np.bool_)
+        bad = np.flatnonzero(valid & ~(values > 0.0))
+        if bad.size:
+            row = int(bad[0])
+            raise DuckrateInputError(
+                f"player_priors: column '{name}' has {float(values[row])!r} for player {priors['player'][row].as_py()!r}; "
+                f"expected {name} > 0 ({system})"
+            )
+
+
+def run_outputs(n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Empty output arrays (seq and the float columns), indexed by input row."""
+    return np.empty(n, dtype=np.int64), {name: np.empty(n, dtype=np.float64) for name in OUTPUT_FLOATS}
+
+
+def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+    period = row_periods(prepared, params["period_length"], "glicko")
+    order = periodic_order(prepared, period)
+    states = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["rd"]})
+    check_positive_priors(priors, ("sd",), "glicko")
+    rd = np.clip(states["sd"], params["rd_min"], params["rd_max"])
+    seq, out = run_outputs(prepared.n_rows)
+    glicko_replay_kernel(
+        order, period if period is not None else np.zeros(0, np.int64), period is not None,
+        prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
+        states["rating"], rd, prepared.n_leagues,
+        params["c"], params["rd_max"], params["rd_min"],
+        seq, *(out[name] for name in OUTPUT_FLOATS),
+    )
+    return {"seq": seq, **out}
+
+
+def _check(params: dict) -> None:
+    if params["rd"] > params["rd_max"]:
+        raise DuckrateInputError(
+            f"glicko: parameter rd = {params['rd']!r} exceeds rd_max = {params['rd_max']!r}; expected rd <= rd_max"
+        )
+    if params["rd_min"] >= params["rd"]:
+        raise DuckrateInputError(
+            f"glicko: parameter rd_min = {params['rd_min']!r} is not below rd = {params['rd']!r}; expected rd_min < rd"
+        )
+
+
+GLICKO = ReplaySystem(
+    name="glicko",
+    parameters=(
+        Parameter("initial", 1500.0, "a finite starting rating"),
+        Parameter("rd", 350.0, "a finite starting rating deviation > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("c", 34.6, "a finite RD growth per rating period c >= 0", lambda v: math.isfinite(v) and v >= 0),
+        Parameter("rd_max", 350.0, "a finite maximum rating deviation > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("rd_min", 0.0, "a finite minimum rating deviation >= 0", lambda v: math.isfinite(v) and v >= 0),
+        Parameter(
+            "period_length", None, "a finite period length > 0 (days for DATE/TIMESTAMP played_at), or NULL",
+            lambda v: math.isfinite(v) and v > 0, nullable=True,
+        ),
+    ),
+    run=_run,
+    check=_check,
+    has_sd=True,
+)
+
+
+def glicko(
+    matches: pl.DataFrame,
+    initial: float = 1500.0,
+    rd: float = 350.0,
+    c: float = 34.6,
+    rd_max: float = 350.0,
+    rd_min: float = 0.0,
+    period_length: float | None = None,
+    priors: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Glicko replay over a matches table (Glickman, "The Glicko system", steps 1-3).
+
+    Rating periods: with a ``period`` column (integer) or ``period_length``, all games of one period are
+    rated together from the period's starting ratings and RDs, and every player who played is updated
+    once at the end of it (step 2, step 3). At the start of period q a player last rated in period p has
+    ``RD = min(sqrt(RD² + c²(q - p)), rd_max)`` (step 1); a newcomer starts at its prior RD without growth.
+    With neither, each match is its own period for its two players, and a returning player's RD grows
+    by c² (t = 1) before each of their games. Replay order: period, then ``played_at``, then ``match_id``.
+
+    Parameters
+    ----------
+    matches : DataFrame with ``match_id``, ``played_at``, ``player_a``, ``player_b``, ``score_a`` (in [0, 1],
+        fractions allowed) and optionally ``league`` (independent replays), ``weight`` (a game of weight w
+        counts as w games; NULL means 1) and ``period`` (integer rating period).
+    initial : newcomer rating.
+    rd : newcomer rating deviation (350 in the paper: the RD of an unrated player).
+    c : RD growth per idle rating period (step 1; 34.6 takes RD 50 back to 350 in 100 periods).
+    rd_max : cap on RD growth (the paper's 350); ``rd <= rd_max`` is required.
+    rd_min : floor on the stored and reported RD, applied after every growth and update (0: the paper,
+        no floor); the rating step uses the paper's RD'. Must be below ``rd``. Prior RDs outside
+        [rd_min, rd_max] are clamped into it.
+    period_length : length of a rating period: days when ``played_at`` is a DATE or TIMESTAMP, its own
+        units when it is an integer; period = floor(played_at / period_length). Not allowed together
+        with a ``period`` column. None: no periods (unless the column is there).
+    priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd`` > 0, ``league``).
+
+    Returns
+    -------
+    DataFrame with one row per match: ``league, seq, match_id, played_at, player_a, player_b, score_a,
+    expected_a, rating_{a,b}_{before,after}, sd_{a,b}_{before,after}``. ``*_before`` is the player's
+    period-start state (after growth), ``*_after`` the state after that period's update (the same on
+    every row of the player in the period). ``expected_a`` = 1/(1 + 10^(-g(sqrt(RD_a² + RD_b²))(r_a - r_b)/400)).
+    """
+    return replay_frame(
+        GLICKO, matches, priors, initial=initial, rd=rd, c=c, rd_max=rd_max, rd_min=rd_min, period_length=period_length
+    )
