@@ -1,7 +1,9 @@
-{#- A Jinja value as a SQL literal: none -> NULL, strings quoted, numbers and booleans as they are. -#}
+{#- A Jinja value as a SQL literal: none -> NULL, strings quoted, numbers and booleans as they are, a
+    relation (e.g. ref('my_priors')) as the quoted name the table macros read with query_table. -#}
 {% macro _sql_literal(value) -%}
   {%- if value is none -%}NULL
   {%- elif value is string -%}'{{ value | replace("'", "''") }}'
+  {%- elif value.render is defined -%}{{ duckrate._relation_literal(value) }}
   {%- elif value is sameas true or value is sameas false -%}{{ 'true' if value else 'false' }}
   {%- else -%}{{ value }}
   {%- endif -%}

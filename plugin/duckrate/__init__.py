@@ -9,7 +9,7 @@ from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
 from .sql.registry import register
-from .systems import elo
+from .systems import elo, glicko, glicko2, trueskill
 
 __all__ = [
     "DuckrateInputError",
@@ -17,8 +17,11 @@ __all__ = [
     "calibration_summary",
     "elo",
     "evaluation",
+    "glicko",
+    "glicko2",
     "leaderboard",
     "loss_curve",
     "register",
+    "trueskill",
 ]
 __version__ = "0.1.0"

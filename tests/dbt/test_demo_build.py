@@ -60,16 +60,28 @@ def test_bad_rows_land_in_rejected_matches_with_a_reason(plain):
     assert raw == staged + rejected  # nothing silently dropped
 
 
-def test_dbt_replay_equals_the_python_api(plain):
+SYSTEMS = ("elo", "glicko", "glicko2", "trueskill")
+DEMO_PARAMS = {  # demo/dbt_project.yml's duckrate_params
+    "elo": {"k": 20, "advantage": 35},
+    "glicko": {"period_length": 0.25},
+    "glicko2": {"period_length": 0.25},
+    "trueskill": {},
+}
+
+
+@pytest.mark.parametrize("system", SYSTEMS)
+def test_dbt_replay_equals_the_python_api(plain, system):
     staged = plain.sql("SELECT match_id, played_at, player_a, player_b, score_a, league FROM stg_matches").pl()
-    expected = duckrate.elo(staged, k=20, advantage=35).sort("league", "seq")
-    actual = plain.sql("SELECT * FROM replay_elo").pl().sort("league", "seq")
+    expected = getattr(duckrate, system)(staged, **DEMO_PARAMS[system]).sort("league", "seq")
+    actual = plain.sql(f"SELECT * FROM replay_{system}").pl().sort("league", "seq")
     assert actual.columns == list(expected.columns)
     assert actual.select("league", "seq", "match_id", "player_a", "player_b").equals(
         expected.select("league", "seq", "match_id", "player_a", "player_b")
     )
-    for column in ("expected_a", "rating_a_before", "rating_b_after"):
-        assert (actual[column] - expected[column]).abs().max() < 1e-9
+    columns = ["expected_a", "rating_a_before", "rating_b_after"] + (["sd_a_before", "sd_b_after"] if system != "elo" else [])
+    for column in columns:
+        assert (actual[column] - expected[column]).abs().max() < 1e-9, column
+    assert plain.sql(f"SELECT count(*) FROM replays WHERE system = '{system}'").fetchall()[0][0] == actual.height
 
 
 def test_leaderboard_ranks_every_player_once(plain):
@@ -78,12 +90,16 @@ def test_leaderboard_ranks_every_player_once(plain):
         "SELECT league, count(DISTINCT p) FROM (SELECT league, player_a AS p FROM stg_matches "
         "UNION ALL SELECT league, player_b FROM stg_matches) GROUP BY league"
     ).fetchall()
-    for league, count in players:
-        ranks = board.filter(pl.col("league") == league)["rank"].sort().to_list()
-        assert ranks == list(range(1, count + 1))
+    assert sorted(board["system"].unique()) == sorted(SYSTEMS)
+    for system in SYSTEMS:
+        for league, count in players:
+            ranks = board.filter((pl.col("league") == league) & (pl.col("system") == system))["rank"].sort().to_list()
+            assert ranks == list(range(1, count + 1))
+        sds = board.filter(pl.col("system") == system)["sd"]
+        assert sds.null_count() == (sds.len() if system == "elo" else 0)
     assert board.schema["last_played_at"] == pl.Datetime("us")
     # the leader's rating is the rating after their last replayed match
-    top = board.filter((pl.col("league") == "league_1") & (pl.col("rank") == 1)).row(0, named=True)
+    top = board.filter((pl.col("league") == "league_1") & (pl.col("rank") == 1) & (pl.col("system") == "elo")).row(0, named=True)
     last = plain.execute(
         "SELECT CASE WHEN player_a = ? THEN rating_a_after ELSE rating_b_after END FROM replay_elo "
         "WHERE league = 'league_1' AND ? IN (player_a, player_b) ORDER BY seq DESC LIMIT 1",
@@ -93,10 +109,11 @@ def test_leaderboard_ranks_every_player_once(plain):
 
 
 def test_calibration_tables_cover_every_match(plain):
-    summary = plain.sql("SELECT league, n FROM calibration_summary").fetchall()
-    per_league = dict(plain.sql("SELECT league, count(*) FROM replay_elo GROUP BY league").fetchall())
-    assert dict(summary) == per_league
-    binned = dict(plain.sql("SELECT league, sum(n) FROM calibration_bins GROUP BY league").fetchall())
-    assert binned == per_league
-    curve = plain.sql("SELECT league, max(t) FROM loss_curve GROUP BY league").fetchall()
-    assert dict(curve) == per_league
+    for system in SYSTEMS:
+        summary = plain.sql(f"SELECT league, n FROM calibration_summary WHERE system = '{system}'").fetchall()
+        per_league = dict(plain.sql(f"SELECT league, count(*) FROM replay_{system} GROUP BY league").fetchall())
+        assert dict(summary) == per_league
+        binned = dict(plain.sql(f"SELECT league, sum(n) FROM calibration_bins WHERE system = '{system}' GROUP BY league").fetchall())
+        assert binned == per_league
+        curve = plain.sql(f"SELECT league, max(t) FROM loss_curve WHERE system = '{system}' GROUP BY league").fetchall()
+        assert dict(curve) == per_league

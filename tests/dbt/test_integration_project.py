@@ -15,3 +15,6 @@ def test_integration_project_builds_and_its_checks_pass(build_project):
         checked = con.sql("SELECT count(*), max(abs(actual - expected)) FROM check_elo_cases").fetchall()[0]
         assert checked[0] == 18 and checked[1] < 1e-9
         assert con.sql("SELECT count(*) FROM check_elo_sequence WHERE actual = expected").fetchall()[0][0] == 6
+        for model, tolerance in (("check_glicko_example", 5e-4), ("check_glicko2_example", 5e-5)):
+            rows = dict(con.sql(f"SELECT quantity, abs(actual - expected) FROM {model}").fetchall())
+            assert set(rows) == {"rating", "rd"} and max(rows.values()) < tolerance
