@@ -1,6 +1,6 @@
 """Shared harness: one replay system through SQL against a pure-Python peer package.
 
-Used by ``bench/glicko2.py`` and ``bench/trueskill.py``. For the given system, in one fresh child
+Used by ``bench/replay_glicko2.py`` and ``bench/replay_trueskill.py``. For the given system, in one fresh child
 process (so its peak RSS is that of this benchmark alone):
 
 1. attach the cached generated data (``bench/.data/elo_<n>.duckdb``, the Elo benchmark's files: 50k

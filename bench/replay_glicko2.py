@@ -8,8 +8,8 @@ before the match. See ``bench/_peer_replay.py`` for what is timed.
 
 Usage (from the repository root)::
 
-    .venv/bin/python bench/glicko2.py
-    .venv/bin/python bench/glicko2.py --size 100000 --peer-sample 20000 --repeats 1
+    .venv/bin/python bench/replay_glicko2.py
+    .venv/bin/python bench/replay_glicko2.py --size 100000 --peer-sample 20000 --repeats 1
 """
 
 from __future__ import annotations

@@ -7,8 +7,8 @@ and its default pure-Python backend, its fastest. See ``bench/_peer_replay.py`` 
 
 Usage (from the repository root)::
 
-    .venv/bin/python bench/trueskill.py
-    .venv/bin/python bench/trueskill.py --size 100000 --peer-sample 20000 --repeats 1
+    .venv/bin/python bench/replay_trueskill.py
+    .venv/bin/python bench/replay_trueskill.py --size 100000 --peer-sample 20000 --repeats 1
 """
 
 from __future__ import annotations
@@ -49,10 +49,12 @@ BENCH = harness.PeerBenchmark(
     peer=peer_trueskill,
     target_seconds=1.0,
     target_ratio=50.0,
-    tolerance=1e-6,
+    tolerance=1e-4,
     agreement_note=(
-        "The peer's default backend computes the normal cdf and its inverse with its own series, good to about "
-        "1e-9 per step; tests/unit compare every column against its scipy backend much more tightly."
+        "The peer's default backend approximates erfc by the Numerical Recipes Chebyshev fit (fractional error "
+        "< 1.2e-7) and its inverse by two Newton steps, and these per-update errors accumulate along 100k "
+        "sequential updates; hence the loose tolerance here. tests/unit compare every column against the "
+        "package's scipy backend to 2e-13."
     ),
 )
 
