@@ -37,7 +37,8 @@ def show_demo(warehouse: Path, top: int) -> None:
     with duckdb.connect(str(warehouse), read_only=True) as con:
         print(f"\nTop {top} of the leaderboard per league (table main.leaderboard in {warehouse}):")
         con.sql(
-            f"SELECT league, system, rank, player, round(rating, 1) AS rating, games, last_played_at "
+            f"SELECT league, system, rank, player, round(rating, 1) AS rating, round(sd, 1) AS sd, "
+            f"round(lower, 1) AS lower, round(upper, 1) AS upper, games, last_played_at "
             f"FROM leaderboard WHERE rank <= {int(top)} ORDER BY league, system, rank"
         ).show(max_rows=1000)
         print("Calibration summary (table main.calibration_summary):")
@@ -57,7 +58,7 @@ def main(argv: list[str] | None = None) -> int:
     demo = commands.add_parser("demo", help="build the demo warehouse with dbt and print its leaderboard")
     demo.add_argument("--warehouse", type=Path, default=DEMO_PROJECT / "warehouse.duckdb")
     demo.add_argument("--threads", type=int, default=2)
-    demo.add_argument("--top", type=int, default=10)
+    demo.add_argument("--top", type=int, default=5)
     synth = commands.add_parser("synth", help="generate synthetic matches or contests (see duckrate.synthetic)")
     synth.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
