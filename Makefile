@@ -19,6 +19,8 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/elo.py
+	$(PY) bench/replay_glicko2.py
+	$(PY) bench/replay_trueskill.py
 
 clean:
 	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb
