@@ -75,6 +75,9 @@ class ReplaySystem:
     run: Callable[[PreparedMatches, dict | None, dict], dict[str, np.ndarray | None]]
     check: Callable[[dict], None] = field(default=lambda params: None)
     has_sd: bool = True  # False: the sd_* columns are NULL (the SQL macro writes them, the UDF skips them)
+    # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
+    # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
+    check_matches: Callable[[dict, PreparedMatches, str], None] = field(default=lambda columns, prepared, table: None)
 
     @property
     def defaults(self) -> dict[str, float | None]:
@@ -111,6 +114,7 @@ class ReplaySystem:
         """The prepared matches and the output arrays in input row order (``None``: an all-NULL column)."""
         params = self.resolve(params)
         prepared = prepare_matches(columns, table)
+        self.check_matches(columns, prepared, table)
         return prepared, self.run(prepared, prior_columns(priors), params)
 
 
@@ -118,7 +122,6 @@ def replay_frame(system: ReplaySystem, matches: pl.DataFrame, priors=None, **par
     """Run ``system`` over a Polars matches frame; one output row per match in replay order."""
     columns = columns_from_polars(matches)
     _, computed = system.compute(columns, priors, params)
-    n = matches.height
     out = matches.select([name for name in PASSTHROUGH_COLUMNS if name in matches.columns])
     if "league" not in out.columns:
         out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))

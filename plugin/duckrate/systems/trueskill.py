@@ -33,8 +33,8 @@ from scipy.special import ndtri
 
 from .._numba import kernel
 from ..errors import DuckrateInputError
-from ..matches import PreparedMatches, _row_key, prepare_matches
-from ..priors import initial_states, prior_columns
+from ..matches import PreparedMatches, _row_key
+from ..priors import initial_states
 from ._replay import Parameter, ReplaySystem, replay_frame
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -355,20 +355,7 @@ def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
     return {"seq": seq, **out}
 
 
-class _OutcomeReplaySystem(ReplaySystem):
-    """A replay that also checks the matches against the system's outcome model before running.
-
-    The check needs the raw columns (to name the ``match_id``), which ``run`` does not see.
-    """
-
-    def compute(self, columns, priors, params, table="matches"):
-        params = self.resolve(params)
-        prepared = prepare_matches(columns, table)
-        _check_outcomes(columns, prepared, table)
-        return prepared, self.run(prepared, prior_columns(priors), params)
-
-
-TRUESKILL = _OutcomeReplaySystem(
+TRUESKILL = ReplaySystem(
     name="trueskill",
     parameters=(
         Parameter("mu", 25.0, "a finite newcomer mean μ"),
@@ -378,6 +365,7 @@ TRUESKILL = _OutcomeReplaySystem(
         Parameter("draw_probability", 0.10, "a draw probability in [0, 1)", lambda v: 0.0 <= v < 1.0),
     ),
     run=_run,
+    check_matches=_check_outcomes,
     has_sd=True,
 )
 
