@@ -57,13 +57,19 @@ def computed_arrow_type(has_sd: bool) -> pa.StructType:
 
 @dataclass(frozen=True)
 class Parameter:
-    """A named replay parameter: its default (None = NULL) and a check returning an error or None."""
+    """A named replay parameter: its default (None = NULL), what is expected, and a validity check.
+
+    A number by default (passed to the system as a float, or an int when ``integer``); with ``choices``,
+    one of those strings (matched case-insensitively, passed in lower case).
+    """
 
     name: str
-    default: float | None
+    default: float | str | None
     expected: str
     valid: Callable[[float], bool] = field(default=lambda value: math.isfinite(value))
     nullable: bool = False
+    choices: tuple[str, ...] | None = None
+    integer: bool = False
 
 
 @dataclass(frozen=True)
@@ -99,12 +105,17 @@ class ReplaySystem:
                     raise DuckrateInputError(f"{self.name}: parameter {name} is NULL; expected {parameter.expected}")
                 params[name] = None
                 continue
+            if parameter.choices is not None:
+                if not isinstance(value, str) or value.lower() not in parameter.choices:
+                    raise DuckrateInputError(f"{self.name}: parameter {name} = {value!r}; expected {parameter.expected}")
+                params[name] = value.lower()
+                continue
             if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, np.integer, np.floating)):
                 raise DuckrateInputError(f"{self.name}: parameter {name} = {value!r}; expected {parameter.expected}")
             value = float(value)
-            if not parameter.valid(value):
+            if not parameter.valid(value) or (parameter.integer and not value.is_integer()):
                 raise DuckrateInputError(f"{self.name}: parameter {name} = {value!r}; expected {parameter.expected}")
-            params[name] = value
+            params[name] = int(value) if parameter.integer else value
         self.check(params)
         return params
 
