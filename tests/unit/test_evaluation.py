@@ -228,12 +228,15 @@ def _mean_or_none(values: list[float]) -> float | None:
 
 
 def _reference_summary(
-    replay: pl.DataFrame, min_games: int, max_sd: float | None, warmup: float
+    replay: pl.DataFrame, min_games: int, max_sd, warmup: float
 ) -> list[dict]:
     result = []
     groups = _matches_by_group(replay)
+    per_system = max_sd if isinstance(max_sd, dict) else None
     for key in sorted(groups, key=_group_sort_key):
         rows = groups[key]
+        if per_system is not None:
+            max_sd = per_system.get(key[1])
         games_so_far: dict[str, int] = defaultdict(int)
         scored = []
         for position, row in enumerate(rows, start=1):
@@ -328,7 +331,8 @@ def test_calibration_bins_match_reference(replay, bins):
 
 @pytest.mark.parametrize(
     ("min_games", "max_sd", "warmup"),
-    [(10, None, 0.0), (3, 150.0, 0.0), (0, None, 0.3), (5, 200.0, 0.55)],
+    [(10, None, 0.0), (3, 150.0, 0.0), (0, None, 0.3), (5, 200.0, 0.55), (3, {}, 0.0)]
+    + [(3, {system: 150.0}, 0.0) for system in ("glicko", "elo", "not-a-system")],
 )
 def test_calibration_summary_matches_reference(replay, min_games, max_sd, warmup):
     table = calibration_summary(replay, min_games=min_games, max_sd=max_sd, warmup=warmup)
@@ -542,7 +546,7 @@ def test_missing_sd_column_only_required_with_max_sd(replay):
         (lambda r: loss_curve(r, points=0), "points to be a positive integer"),
         (lambda r: calibration_summary(r, warmup=1.0), r"warmup to be a share in \[0, 1\)"),
         (lambda r: calibration_summary(r, min_games=-1), "min_games to be a non-negative"),
-        (lambda r: calibration_summary(r, max_sd=-1.0), "max_sd to be None or a non-negative"),
+        (lambda r: calibration_summary(r, max_sd=-1.0), "max_sd to be None, a non-negative number"),
         (
             lambda r: calibration_bins(r.with_columns(pl.col("expected_a") * 2)),
             r"expected_a within \[0, 1\]",

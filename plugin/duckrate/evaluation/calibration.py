@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import math
 from numbers import Integral, Real
 
@@ -132,22 +134,28 @@ def calibration_bins(replay: pl.DataFrame, bins: int = 10) -> pl.DataFrame:
     )
 
 
-def _validate_summary_options(min_games: int, max_sd: float | None, warmup: float) -> None:
+def _valid_max_sd(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, Real) and not math.isnan(value) and value >= 0
+
+
+def _validate_summary_options(min_games: int, max_sd, warmup: float) -> None:
     """Raise when the options of :func:`calibration_summary` are out of range."""
     if isinstance(min_games, bool) or not isinstance(min_games, Integral) or min_games < 0:
         raise ValueError(
             "calibration_summary: expected min_games to be a non-negative integer, "
             f"got {min_games!r}"
         )
-    if max_sd is not None and (
-        isinstance(max_sd, bool)
-        or not isinstance(max_sd, Real)
-        or math.isnan(max_sd)
-        or max_sd < 0
-    ):
+    if isinstance(max_sd, Mapping):
+        bad = {system: value for system, value in max_sd.items() if not isinstance(system, str) or not _valid_max_sd(value)}
+        if bad:
+            raise ValueError(
+                "calibration_summary: expected max_sd to map system names to non-negative numbers, "
+                f"got {bad!r}"
+            )
+    elif max_sd is not None and not _valid_max_sd(max_sd):
         raise ValueError(
-            "calibration_summary: expected max_sd to be None or a non-negative number, "
-            f"got {max_sd!r}"
+            "calibration_summary: expected max_sd to be None, a non-negative number, or a mapping "
+            f"from system to such a number, got {max_sd!r}"
         )
     if (
         isinstance(warmup, bool)
@@ -189,7 +197,7 @@ def calibration_summary(
     replay: pl.DataFrame,
     *,
     min_games: int = 10,
-    max_sd: float | None = None,
+    max_sd: float | Mapping[str, float] | None = None,
     warmup: float = 0.0,
 ) -> pl.DataFrame:
     """Scoring rules of the forecasts per ``(league, system)``.
@@ -205,10 +213,14 @@ def calibration_summary(
         A match is *established* when both players had at least this many
         earlier matches (by ``seq``) in the same ``(league, system)``,
         counting matches dropped by ``warmup`` too.
-    max_sd : float or None, default None
+    max_sd : float, mapping of system to float, or None, default None
         When given, an established match also needs ``sd_a_before`` and
         ``sd_b_before`` at most ``max_sd``; a null sd (systems without
-        uncertainty, such as Elo) does not exclude the match.
+        uncertainty, such as Elo) does not exclude the match. A mapping sets
+        the bound per system (sds are on each system's own scale: TrueSkill's
+        σ is not Glicko's RD), and systems it does not name use ``min_games``
+        alone; e.g. ``{"chance": 70}`` is the games-of-chance paper's filter
+        (both players' variance below 70², display scale).
     warmup : float, default 0.0
         Share in ``[0, 1)`` of each ``(league, system)`` to drop from the
         start (in ``seq`` order) before scoring: the first
@@ -254,9 +266,15 @@ def calibration_summary(
         pl.col("earlier_games_b") >= min_games
     )
     if max_sd is not None:
+        if isinstance(max_sd, Mapping):
+            bound = pl.col("system").replace_strict(
+                {system: float(value) for system, value in max_sd.items()}, default=None, return_dtype=pl.Float64
+            )
+        else:
+            bound = pl.lit(float(max_sd))
         for column in _SD_BEFORE_COLUMNS:
             established = established & (
-                pl.col(column).is_null() | (pl.col(column).cast(pl.Float64) <= max_sd)
+                bound.is_null() | pl.col(column).is_null() | (pl.col(column).cast(pl.Float64) <= bound)
             )
 
     p = pl.col("expected_a").cast(pl.Float64)

@@ -48,6 +48,16 @@ def _leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
     return ranked.rename({"last_played_at": "last_seq"})
 
 
+def _max_sd(value):
+    """A number, or a per-system bound given as a DuckDB MAP (a list of pairs) or STRUCT (a dict)."""
+    if value is None:
+        return None
+    if isinstance(value, (dict, list)):
+        pairs = value.items() if isinstance(value, dict) else value
+        return {system: None if bound is None else float(bound) for system, bound in pairs}
+    return float(value)
+
+
 MARTS = (
     Mart(
         name="leaderboard",
@@ -74,7 +84,7 @@ MARTS = (
                  ("brier", "DOUBLE"), ("accuracy", "DOUBLE"), ("n_established", "BIGINT"),
                  ("log_loss_established", "DOUBLE")),
         compute=lambda replay, min_games, max_sd, warmup: evaluation.calibration_summary(
-            replay, min_games=int(min_games), max_sd=None if max_sd is None else float(max_sd), warmup=float(warmup)
+            replay, min_games=int(min_games), max_sd=_max_sd(max_sd), warmup=float(warmup)
         ),
     ),
     Mart(
