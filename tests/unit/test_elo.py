@@ -2,32 +2,45 @@
 
 from __future__ import annotations
 
-import datetime as dt
-import inspect
 import math
+from functools import partial
 
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 import duckrate
+import replay_cases
 from duckrate import DuckrateInputError
+from replay_cases import (
+    CONTRACT_COLUMNS,
+    MATCH_SCHEMA,
+    SD_COLUMNS,
+    assert_leagues_are_independent,
+    assert_mirrors,
+    assert_null_weight_means_one,
+    assert_period_column_is_ignored,
+    assert_relabelling_changes_nothing,
+    assert_row_order_and_repeats_give_identical_output,
+    assert_rows_match_reference,
+    assert_seq_is_one_based_and_contiguous_per_league,
+    histories,
+    name_permutations,
+    one_match,
+    prior_state,
+    prior_values,
+    priors_frame,
+    property_settings,
+    python_defaults,
+    swap_sides,
+)
 
-CONTRACT_COLUMNS = [
-    "league", "seq", "match_id", "played_at", "player_a", "player_b", "score_a", "expected_a",
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-]
 FLOAT_COLUMNS = ["expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after"]
-SD_COLUMNS = ["sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after"]
-MATCH_SCHEMA = {
-    "match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-    "score_a": pl.Float64, "league": pl.Utf8, "weight": pl.Float64,
-}
-PROPERTY_SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PRIOR_SCHEMA = {"player": pl.Utf8, "league": pl.Utf8, "rating": pl.Float64}
+PROPERTY_SETTINGS = property_settings(80)
 
 
 # --------------------------------------------------------------------------------------------------
@@ -66,60 +79,14 @@ def reference_elo(frame, k=32.0, initial=1500.0, scale=400.0, advantage=0.0, a=N
 
 
 def assert_matches_reference(out: pl.DataFrame, frame: pl.DataFrame, tol=1e-9, **params):
-    reference = reference_elo(frame, **params)
-    assert out.columns == CONTRACT_COLUMNS
-    assert out.height == frame.height == len(reference)
-    by_id = {r["match_id"]: r for r in frame.to_dicts()}
-    for row in out.iter_rows(named=True):
-        want = reference[row["match_id"]]
-        source = by_id[row["match_id"]]
-        assert row["league"] == want["league"]
-        assert row["seq"] == want["seq"]
-        for column in ("played_at", "player_a", "player_b", "score_a"):
-            assert row[column] == source[column]
-        for column in FLOAT_COLUMNS:
-            assert abs(row[column] - want[column]) <= tol, (column, row, want)
-        for column in SD_COLUMNS:
-            assert row[column] is None
+    assert_rows_match_reference(out, frame, reference_elo(frame, **params), FLOAT_COLUMNS, tol, null_columns=SD_COLUMNS)
 
 
-def random_history(seed, n=400, id_kind="int", time_kind="int", leagues=("chess", "go", None),
-                   n_players=12, tie_span=None):
-    """Random matches: several leagues (one of them the unnamed NULL league), draws, fractional scores,
-    weights with NULLs, many ties in played_at, unique match ids whose order differs from row order."""
-    rng = np.random.default_rng(seed)
-    league = rng.integers(0, len(leagues), n)
-    a = rng.integers(0, n_players, n)
-    b = (a + rng.integers(1, n_players, n)) % n_players
-    t = rng.integers(0, tie_span or max(n // 4, 1), n)
-    kind = rng.integers(0, 3, n)
-    score = np.where(kind == 0, rng.choice([0.0, 0.5, 1.0], n), np.where(kind == 1, rng.random(n), rng.choice([0.0, 1.0], n)))
-    ids = rng.permutation(n * 3)[:n]
-    weight = rng.uniform(0.2, 3.0, n)
-    weight_null = rng.random(n) < 0.1
-    if time_kind == "int":
-        played_at, time_type = [int(x) for x in t], pl.Int64
-    elif time_kind == "datetime":
-        played_at, time_type = [dt.datetime(2024, 1, 1) + dt.timedelta(minutes=int(x)) for x in t], pl.Datetime("us")
-    else:
-        played_at, time_type = [dt.date(2024, 1, 1) + dt.timedelta(days=int(x)) for x in t], pl.Date
-    if id_kind == "int":
-        match_id, id_type = [int(i) - n for i in ids], pl.Int64  # negative ids too
-    else:
-        match_id, id_type = [f"m{i}" for i in ids], pl.Utf8  # 'm10' < 'm9': lexicographic, not numeric
-    frame = pl.DataFrame(
-        {
-            "match_id": match_id,
-            "played_at": played_at,
-            "player_a": [f"p{x}" for x in a],
-            "player_b": [f"p{x}" for x in b],
-            "score_a": score.tolist(),
-            "league": [leagues[i] for i in league],
-            "weight": [None if null else float(w) for w, null in zip(weight, weight_null)],
-        },
-        schema={**MATCH_SCHEMA, "match_id": id_type, "played_at": time_type},
-    )
-    return frame.sample(fraction=1.0, shuffle=True, seed=seed)
+# The shared generator with Elo's sizes: 400 matches of 12 players, about 4 per played_at, 10% NULL
+# weights, timestamps a minute apart.
+random_history = partial(
+    replay_cases.random_history, n=400, n_players=12, matches_per_time=4, null_weight_share=0.1, datetime_minutes=1
+)
 
 
 RANDOM_PRIORS = pl.DataFrame(
@@ -195,73 +162,23 @@ def test_many_leagues_sparse_states():
 
 
 def test_seq_is_one_based_and_contiguous_per_league():
-    out = duckrate.elo(random_history(2))
-    for (league,), group in out.group_by("league"):
-        assert sorted(group["seq"].to_list()) == list(range(1, group.height + 1)), league
+    assert_seq_is_one_based_and_contiguous_per_league(duckrate.elo(random_history(2)))
 
 
 def test_period_column_is_ignored():
-    frame = random_history(4).with_columns(period=pl.Series(np.arange(400) % 7, dtype=pl.Int64))
-    assert_frame_equal(duckrate.elo(frame), duckrate.elo(frame.drop("period")), check_exact=True)
+    assert_period_column_is_ignored(duckrate.elo, random_history(4))
 
 
 def test_null_weight_means_one():
-    frame = random_history(6)
-    all_null = frame.with_columns(weight=pl.lit(None, dtype=pl.Float64))
-    assert_frame_equal(duckrate.elo(all_null), duckrate.elo(frame.drop("weight")), check_exact=True)
-    ones = frame.with_columns(weight=pl.lit(1.0))
-    assert_frame_equal(duckrate.elo(ones), duckrate.elo(frame.drop("weight")), check_exact=True)
+    assert_null_weight_means_one(duckrate.elo, random_history(6))
 
 
 def test_leagues_are_independent():
-    frame = random_history(8)
-    whole = duckrate.elo(frame)
-    for league in ("chess", "go"):
-        alone = duckrate.elo(frame.filter(pl.col("league") == league))
-        assert_frame_equal(whole.filter(pl.col("league") == league), alone, check_exact=True)
+    assert_leagues_are_independent(duckrate.elo, random_history(8))
 
 
 # --------------------------------------------------------------------------------------------------
 # Hypothesis properties.
-
-NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
-LEAGUES = [None, "L1", "L2"]
-
-
-@st.composite
-def histories(draw, max_size=20):
-    n_players = draw(st.integers(2, len(NAMES)))
-    rows = draw(
-        st.lists(
-            st.tuples(
-                st.sampled_from(LEAGUES),
-                st.integers(0, n_players - 1),
-                st.integers(1, n_players - 1),
-                st.integers(0, 4),
-                st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(0.0, 1.0)),
-                st.one_of(st.none(), st.floats(0.25, 4.0)),
-            ),
-            min_size=1,
-            max_size=max_size,
-        )
-    )
-    ids = draw(st.permutations(range(len(rows))))
-    if draw(st.booleans()):
-        match_id, id_type = [f"m{3 * i + 1}" for i in ids], pl.Utf8
-    else:
-        match_id, id_type = [3 * i - 7 for i in ids], pl.Int64
-    return pl.DataFrame(
-        {
-            "match_id": match_id,
-            "played_at": [r[3] for r in rows],
-            "player_a": [NAMES[r[1]] for r in rows],
-            "player_b": [NAMES[(r[1] + r[2]) % n_players] for r in rows],
-            "score_a": [r[4] for r in rows],
-            "league": [r[0] for r in rows],
-            "weight": [r[5] for r in rows],
-        },
-        schema={**MATCH_SCHEMA, "match_id": id_type},
-    )
 
 
 elo_params = st.builds(
@@ -276,38 +193,13 @@ elo_params = st.builds(
     ),
     st.one_of(st.just({}), st.fixed_dictionaries({"a": st.floats(0.01, 4.0), "b": st.floats(0.0, 20.0)})),
 )
-prior_ratings = st.one_of(
-    st.none(),
-    st.dictionaries(st.tuples(st.sampled_from(NAMES), st.sampled_from(LEAGUES)), st.floats(1000.0, 2000.0), max_size=8),
-)
-
-
-def priors_frame(ratings, history):
-    """A priors frame from {(player, league): rating}; league-specific rows only for leagues in the history
-    (a player with rows for two absent leagues trips a known plugin bug, tested separately below)."""
-    if ratings is None:
-        return None
-    present = set(history["league"].to_list())
-    rows = [(p, lg, r) for (p, lg), r in ratings.items() if lg is None or lg in present]
-    return pl.DataFrame(
-        {"player": [r[0] for r in rows], "league": [r[1] for r in rows], "rating": [r[2] for r in rows]},
-        schema={"player": pl.Utf8, "league": pl.Utf8, "rating": pl.Float64},
-    )
-
-
-def starting_rating(priors, league, player, initial):
-    if priors is None:
-        return initial
-    rows = {(r["player"], r["league"]): r["rating"] for r in priors.to_dicts()}
-    if league is not None and (player, league) in rows:
-        return rows[(player, league)]
-    return rows.get((player, None), initial)
+prior_ratings = prior_values(st.floats(1000.0, 2000.0))
 
 
 @PROPERTY_SETTINGS
 @given(histories(), elo_params, prior_ratings)
 def test_property_matches_reference(history, params, ratings):
-    priors = priors_frame(ratings, history)
+    priors = priors_frame(ratings, history, PRIOR_SCHEMA)
     out = duckrate.elo(history, priors=priors, **params)
     assert_matches_reference(out, history, tol=1e-9, priors=priors, **params)
 
@@ -315,12 +207,12 @@ def test_property_matches_reference(history, params, ratings):
 @PROPERTY_SETTINGS
 @given(histories(), elo_params, prior_ratings)
 def test_property_rating_sum_is_invariant(history, params, ratings):
-    priors = priors_frame(ratings, history)
+    priors = priors_frame(ratings, history, PRIOR_SCHEMA)
     out = duckrate.elo(history, priors=priors, **params)
     initial = params["initial"]
     for (league,), group in out.group_by("league"):
         players = set(group["player_a"].to_list()) | set(group["player_b"].to_list())
-        current = {p: starting_rating(priors, league, p, initial) for p in players}
+        current = {p: prior_state(priors, league, p, {"rating": initial})["rating"] for p in players}
         total = math.fsum(current.values())
         for row in group.sort("seq").iter_rows(named=True):
             a, b = row["player_a"], row["player_b"]
@@ -333,54 +225,26 @@ def test_property_rating_sum_is_invariant(history, params, ratings):
 @PROPERTY_SETTINGS
 @given(histories(), elo_params)
 def test_property_swapping_sides_mirrors(history, params):
-    swapped = history.with_columns(
-        player_a=pl.col("player_b"), player_b=pl.col("player_a"), score_a=1.0 - pl.col("score_a")
-    )
     out = duckrate.elo(history, **params)
-    mirror = duckrate.elo(swapped, **{**params, "advantage": -params["advantage"]})
-    assert out["match_id"].to_list() == mirror["match_id"].to_list()
-    assert out["seq"].to_list() == mirror["seq"].to_list()
-    np.testing.assert_allclose(mirror["expected_a"].to_numpy(), 1.0 - out["expected_a"].to_numpy(), rtol=0, atol=1e-12)
-    for side, other in (("a", "b"), ("b", "a")):
-        for when in ("before", "after"):
-            np.testing.assert_allclose(
-                mirror[f"rating_{side}_{when}"].to_numpy(), out[f"rating_{other}_{when}"].to_numpy(), rtol=0, atol=1e-9
-            )
+    mirror = duckrate.elo(swap_sides(history), **{**params, "advantage": -params["advantage"]})
+    assert_mirrors(out, mirror, kinds=("rating",), atol=1e-9, expected_atol=1e-12)
 
 
 @PROPERTY_SETTINGS
-@given(histories(), elo_params, prior_ratings, st.permutations(range(len(NAMES))))
+@given(histories(), elo_params, prior_ratings, name_permutations)
 def test_property_relabelling_players_changes_nothing(history, params, ratings, permutation):
-    mapping = {name: f"z{permutation[i]}_{len(NAMES) - i}" for i, name in enumerate(NAMES)}
-    priors = priors_frame(ratings, history)
-    relabelled = history.with_columns(pl.col("player_a", "player_b").replace_strict(mapping))
-    relabelled_priors = None if priors is None else priors.with_columns(pl.col("player").replace_strict(mapping))
-    out = duckrate.elo(history, priors=priors, **params)
-    again = duckrate.elo(relabelled, priors=relabelled_priors, **params)
-    assert_frame_equal(
-        out.with_columns(pl.col("player_a", "player_b").replace_strict(mapping)), again, check_exact=True
-    )
+    priors = priors_frame(ratings, history, PRIOR_SCHEMA)
+    assert_relabelling_changes_nothing(duckrate.elo, history, priors, permutation, **params)
 
 
 @PROPERTY_SETTINGS
 @given(histories(), elo_params, st.integers(0, 2**32 - 1))
 def test_property_row_order_and_repeats_give_identical_output(history, params, seed):
-    out = duckrate.elo(history, **params)
-    shuffled = duckrate.elo(history.sample(fraction=1.0, shuffle=True, seed=seed), **params)
-    repeated = duckrate.elo(history, **params)
-    key = ["league", "seq"]
-    assert_frame_equal(out.sort(key, nulls_last=True), shuffled.sort(key, nulls_last=True), check_exact=True)
-    assert_frame_equal(out, repeated, check_exact=True)
+    assert_row_order_and_repeats_give_identical_output(duckrate.elo, history, seed, **params)
 
 
 # --------------------------------------------------------------------------------------------------
 # Hand values.
-
-
-def one_match(score=1.0, **columns):
-    data = {"match_id": [1], "played_at": [1], "player_a": ["A"], "player_b": ["B"], "score_a": [score]}
-    data.update({name: [value] for name, value in columns.items()})
-    return pl.DataFrame(data)
 
 
 def test_hand_values_two_newcomers():
@@ -430,24 +294,14 @@ def test_league_specific_prior_wins_over_general():
 
 
 def base_rows():
-    return {
-        "match_id": [5, 7, 9],
-        "played_at": [1, 2, 3],
-        "player_a": ["ann", "bob", "cy"],
-        "player_b": ["bob", "cy", "ann"],
-        "score_a": [1.0, 0.5, 0.0],
-        "weight": [1.0, 1.0, 1.0],
-    }
+    return replay_cases.base_rows(weight=[1.0, 1.0, 1.0])
 
 
-BASE_SCHEMA = {"match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-               "score_a": pl.Float64, "weight": pl.Float64}
+BASE_SCHEMA = {name: kind for name, kind in MATCH_SCHEMA.items() if name != "league"}
 
 
 def with_value(column, value):
-    rows = base_rows()
-    rows[column][1] = value  # the row of match_id 7
-    return pl.DataFrame(rows, schema=BASE_SCHEMA)
+    return replay_cases.with_value(base_rows(), column, value, BASE_SCHEMA)
 
 
 BAD_VALUES = [
@@ -548,9 +402,7 @@ def test_empty_input_returns_empty_frame(schema):
 
 
 def test_python_defaults_pinned():
-    parameters = inspect.signature(duckrate.elo).parameters
-    defaults = {name: p.default for name, p in parameters.items() if name != "matches"}
-    assert defaults == {"k": 32, "initial": 1500, "scale": 400, "advantage": 0, "a": None, "b": None, "priors": None}
+    assert python_defaults(duckrate.elo) == {"k": 32, "initial": 1500, "scale": 400, "advantage": 0, "a": None, "b": None, "priors": None}
 
 
 def test_sql_macro_defaults_match(con):

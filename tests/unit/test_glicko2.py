@@ -3,44 +3,54 @@ find of the volatility equation, its invariants, rating periods, input validatio
 
 from __future__ import annotations
 
-import datetime as dt
-import inspect
-import json
 import math
-from fractions import Fraction
-from pathlib import Path
 
-import numpy as np
 import polars as pl
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from polars.testing import assert_frame_equal
 from scipy.optimize import brentq
 
 from duckrate import DuckrateInputError
 from duckrate.systems.glicko2 import (
     GLICKO2, SCALE, glicko2, glicko2_e, glicko2_g, glicko2_update, glicko2_volatility,
 )
+from replay_cases import (
+    CONTRACT_COLUMNS,
+    SD_COLUMNS,
+    assert_leagues_are_independent,
+    assert_mirrors,
+    assert_period_length_equals_period_column,
+    assert_period_states_are_shared,
+    assert_relabelling_changes_nothing,
+    assert_row_order_and_repeats_give_identical_output,
+    assert_rows_match_reference,
+    assert_weight_counts_as_repeated_games,
+    load_data,
+    name_permutations,
+    period_histories,
+    period_batches,
+    period_scenarios,
+    prior_state,
+    prior_values,
+    priors_frame,
+    property_settings,
+    python_defaults,
+    random_history,
+    random_priors,
+    small_frame,
+    swap_sides,
+)
 
-CASES = json.loads((Path(__file__).parent.parent / "data" / "glicko_cases.json").read_text())
-CONTRACT_COLUMNS = [
-    "league", "seq", "match_id", "played_at", "player_a", "player_b", "score_a", "expected_a",
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-]
+CASES = load_data("glicko_cases.json")
 FLOAT_COLUMNS = CONTRACT_COLUMNS[7:]
-MATCH_SCHEMA = {
-    "match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-    "score_a": pl.Float64, "league": pl.Utf8, "weight": pl.Float64,
-}
 PRIOR_SCHEMA = {"player": pl.Utf8, "league": pl.Utf8, "rating": pl.Float64, "sd": pl.Float64, "volatility": pl.Float64}
-PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-EPOCH = dt.datetime(1970, 1, 1)
+PROPERTY_SETTINGS = property_settings(60)
 
 
 # --------------------------------------------------------------------------------------------------
-# The naive reference: Glickman's steps 1-8 written out over dictionaries, with explicit period batching.
+# The naive reference: Glickman's steps 1-8 written out over dictionaries, with explicit period batching
+# (period_batches and prior_state, shared with Glicko's reference, are in replay_cases).
 
 
 def volatility_f(x, delta, phi, v, sigma, tau):
@@ -76,34 +86,6 @@ def reference_volatility(sigma, phi, v, delta, tau, epsilon=1e-6):
     return math.exp(big_a / 2)
 
 
-def row_period(row, period_length):
-    if row.get("period") is not None:
-        return row["period"]
-    if period_length is None:
-        return None
-    played = row["played_at"]
-    if isinstance(played, dt.datetime):
-        delta = played - EPOCH
-        units = Fraction(delta.days * 86_400_000_000 + delta.seconds * 1_000_000 + delta.microseconds, 86_400_000_000)
-    elif isinstance(played, dt.date):
-        units = Fraction((played - EPOCH.date()).days)
-    else:
-        units = Fraction(played)
-    return math.floor(units / Fraction(period_length))
-
-
-def prior_state(priors, league, player, defaults):
-    state = dict(defaults)
-    rows = [] if priors is None else priors.to_dicts()
-    general = [r for r in rows if r["player"] == player and r.get("league") is None]
-    specific = [r for r in rows if r["player"] == player and league is not None and r.get("league") == league]
-    for row in general + specific:
-        for field in defaults:
-            if row.get(field) is not None:
-                state[field] = row[field]
-    return state
-
-
 def reference_glicko2(frame, initial=1500.0, rd=350.0, volatility=0.06, tau=0.5, rd_min=0.0, period_length=None, priors=None):
     """match_id -> dict of the expected output values (display scale).
 
@@ -111,24 +93,10 @@ def reference_glicko2(frame, initial=1500.0, rd=350.0, volatility=0.06, tau=0.5,
     than ε, so a last-bit difference in its inputs can move σ' by ~1e-12, and over a hundred games such
     differences grow past the 1e-9 the comparison asks for.
     """
-    rows = frame.to_dicts()
-    periodic = ("period" in frame.columns and frame["period"].null_count() < frame.height) or period_length is not None
     phi_min = rd_min / SCALE
-    leagues = {}
-    for r in rows:
-        leagues.setdefault(r.get("league"), []).append(r)
+    periodic, batches_by_league = period_batches(frame, period_length)
     result = {}
-    for league, league_rows in leagues.items():
-        if periodic:
-            batches = []
-            for r in sorted(league_rows, key=lambda r: (row_period(r, period_length), r["played_at"], r["match_id"])):
-                q = row_period(r, period_length)
-                if batches and batches[-1][0] == q:
-                    batches[-1][1].append(r)
-                else:
-                    batches.append((q, [r]))
-        else:
-            batches = [(None, [r]) for r in sorted(league_rows, key=lambda r: (r["played_at"], r["match_id"]))]
+    for league, batches in batches_by_league.items():
         state = {}  # player -> (mu, phi, sigma, period last rated)
         seq = 0
         for q, batch in batches:
@@ -182,83 +150,11 @@ def reference_glicko2(frame, initial=1500.0, rd=350.0, volatility=0.06, tau=0.5,
 
 
 def assert_matches_reference(out: pl.DataFrame, frame: pl.DataFrame, tol=1e-9, **params):
-    reference = reference_glicko2(frame, **params)
-    assert out.columns == CONTRACT_COLUMNS
-    assert out.height == frame.height == len(reference)
-    by_id = {r["match_id"]: r for r in frame.to_dicts()}
-    for row in out.iter_rows(named=True):
-        want = reference[row["match_id"]]
-        source = by_id[row["match_id"]]
-        assert row["league"] == want["league"]
-        assert row["seq"] == want["seq"]
-        for column in ("played_at", "player_a", "player_b", "score_a"):
-            assert row[column] == source[column]
-        for column in FLOAT_COLUMNS:
-            assert abs(row[column] - want[column]) <= tol, (column, row, want)
+    assert_rows_match_reference(out, frame, reference_glicko2(frame, **params), FLOAT_COLUMNS, tol)
 
 
 # --------------------------------------------------------------------------------------------------
-# Random histories.
-
-
-def random_history(seed, n=300, time_kind="int", leagues=("chess", "go", None), n_players=10, tie_span=None,
-                   period=None, id_kind="int"):
-    """Random matches over several leagues (one the unnamed NULL league): draws, fractional scores, weights
-    with NULLs, ties in played_at, match ids whose order differs from row order. ``period``: None, 'column'
-    (random integer periods unrelated to played_at, with gaps) or 'unique' (one game per period)."""
-    rng = np.random.default_rng(seed)
-    league = rng.integers(0, len(leagues), n)
-    a = rng.integers(0, n_players, n)
-    b = (a + rng.integers(1, n_players, n)) % n_players
-    t = rng.integers(0, tie_span or max(n // 3, 1), n)
-    kind = rng.integers(0, 3, n)
-    score = np.where(kind == 0, rng.choice([0.0, 0.5, 1.0], n), np.where(kind == 1, rng.random(n), rng.choice([0.0, 1.0], n)))
-    ids = rng.permutation(n * 3)[:n]
-    weight = rng.uniform(0.2, 3.0, n)
-    weight_null = rng.random(n) < 0.2
-    if time_kind == "int":
-        played_at, time_type = [int(x) for x in t], pl.Int64
-    elif time_kind == "datetime":
-        played_at, time_type = [dt.datetime(2024, 1, 1) + dt.timedelta(minutes=97 * int(x)) for x in t], pl.Datetime("us")
-    elif time_kind == "datetime_ms":
-        played_at, time_type = [dt.datetime(2023, 6, 1) + dt.timedelta(minutes=61 * int(x)) for x in t], pl.Datetime("ms")
-    else:
-        played_at, time_type = [dt.date(2024, 1, 1) + dt.timedelta(days=int(x)) for x in t], pl.Date
-    match_id, id_type = ([int(i) - n for i in ids], pl.Int64) if id_kind == "int" else ([f"m{i}" for i in ids], pl.Utf8)
-    columns = {
-        "match_id": match_id,
-        "played_at": played_at,
-        "player_a": [f"p{x}" for x in a],
-        "player_b": [f"p{x}" for x in b],
-        "score_a": score.tolist(),
-        "league": [leagues[i] for i in league],
-        "weight": [None if null else float(w) for w, null in zip(weight, weight_null)],
-    }
-    schema = {**MATCH_SCHEMA, "match_id": id_type, "played_at": time_type}
-    if period == "column":
-        columns["period"] = (rng.integers(0, n // 12, n) * rng.choice([1, 3], n) - 5).tolist()
-        schema["period"] = pl.Int64
-    elif period == "unique":
-        columns["period"] = rng.permutation(n).tolist()
-        schema["period"] = pl.Int64
-    frame = pl.DataFrame(columns, schema=schema)
-    return frame.sample(fraction=1.0, shuffle=True, seed=seed)
-
-
-def random_priors(seed, players=10):
-    """Priors with league-less and league rows, NULL sd/volatility, and a player absent from the matches."""
-    rng = np.random.default_rng(seed)
-    rows = []
-    for i in range(players):
-        for league in (None, "chess", "go"):
-            if rng.random() < 0.4:
-                rows.append({
-                    "player": f"p{i}", "league": league, "rating": float(rng.uniform(1100, 1900)),
-                    "sd": None if rng.random() < 0.25 else float(rng.uniform(20.0, 400.0)),
-                    "volatility": None if rng.random() < 0.25 else float(rng.uniform(0.01, 0.2)),
-                })
-    rows.append({"player": "nobody", "league": None, "rating": 2500.0, "sd": 1.0, "volatility": 1.0})
-    return pl.DataFrame(rows, schema=PRIOR_SCHEMA)
+# Random histories (replay_cases.random_history and random_priors; their defaults are the Glicko sizes).
 
 
 PARAMETER_SETS = {
@@ -267,17 +163,7 @@ PARAMETER_SETS = {
     "wild": {"rd": 120.0, "volatility": 0.2, "tau": 1.2},
     "floor": {"rd_min": 300.0},
 }
-SCENARIOS = {
-    "no_periods": ({"time_kind": "int"}, {}),
-    "period_column": ({"period": "column"}, {}),
-    "one_game_per_period": ({"period": "unique", "id_kind": "str"}, {}),
-    "length_integer": ({"time_kind": "int"}, {"period_length": 7}),
-    "length_integer_fraction": ({"time_kind": "int"}, {"period_length": 2.5}),
-    "length_timestamp": ({"time_kind": "datetime"}, {"period_length": 0.25}),
-    "length_timestamp_ms": ({"time_kind": "datetime_ms", "id_kind": "str"}, {"period_length": 1.5}),
-    "length_date": ({"time_kind": "date"}, {"period_length": 2}),
-    "unique_times_length_one": ({"time_kind": "int", "tie_span": 100_000}, {"period_length": 1}),
-}
+SCENARIOS = period_scenarios("ms")
 
 
 @pytest.mark.parametrize("params", PARAMETER_SETS.values(), ids=PARAMETER_SETS.keys())
@@ -293,7 +179,7 @@ def test_matches_reference(scenario, params):
 def test_matches_reference_with_priors(scenario, params):
     history, periods = SCENARIOS[scenario]
     frame = random_history(5, **history)
-    priors = random_priors(6)
+    priors = random_priors(6, field_names=("sd", "volatility"))
     out = glicko2(frame, priors=priors, **params, **periods)
     assert_matches_reference(out, frame, priors=priors, **params, **periods)
 
@@ -429,39 +315,20 @@ def test_prior_volatility_is_used():
 
 
 def test_weight_counts_as_repeated_games():
-    weighted = pl.DataFrame({"match_id": [1, 2], "played_at": [0, 0], "player_a": ["A", "C"], "player_b": ["B", "A"],
-                             "score_a": [0.75, 0.0], "period": [4, 4], "weight": [2.0, 1.0]})
-    doubled = pl.DataFrame({"match_id": [1, 2, 3], "played_at": [0, 0, 0], "player_a": ["A", "A", "C"],
-                            "player_b": ["B", "B", "A"], "score_a": [0.75, 0.75, 0.0], "period": [4, 4, 4]})
-    out_w = glicko2(weighted).filter(pl.col("match_id") == 1).row(0, named=True)
-    out_d = glicko2(doubled).filter(pl.col("match_id") == 1).row(0, named=True)
-    for column in ("rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after", "expected_a"):
-        assert out_w[column] == pytest.approx(out_d[column], abs=1e-9)
+    assert_weight_counts_as_repeated_games(glicko2)
 
 
 def test_period_length_equals_period_column():
-    frame = random_history(12, time_kind="int")
-    assert_frame_equal(glicko2(frame, period_length=7), glicko2(frame.with_columns(period=pl.col("played_at") // 7)), check_exact=True)
-    stamps = random_history(12, time_kind="datetime")
-    by_date = stamps.with_columns(period=pl.col("played_at").dt.date().cast(pl.Int64))
-    assert_frame_equal(glicko2(stamps, period_length=1), glicko2(by_date), check_exact=True)
+    assert_period_length_equals_period_column(glicko2, random_history)
 
 
 def test_before_and_after_are_period_states():
     frame = random_history(13, period="column")
-    joined = glicko2(frame).join(frame.select("match_id", "period"), on="match_id")
-    for side in ("a", "b"):
-        per = joined.group_by("league", f"player_{side}", "period").agg(
-            pl.col(f"sd_{side}_before").n_unique().alias("before"), pl.col(f"rating_{side}_after").n_unique().alias("after")
-        )
-        assert per["before"].max() == 1 and per["after"].max() == 1
+    assert_period_states_are_shared(glicko2(frame), frame, "sd", "rating")
 
 
 def test_leagues_are_independent():
-    frame = random_history(8, period="column")
-    whole = glicko2(frame)
-    for league in ("chess", "go"):
-        assert_frame_equal(whole.filter(pl.col("league") == league), glicko2(frame.filter(pl.col("league") == league)), check_exact=True)
+    assert_leagues_are_independent(glicko2, random_history(8, period="column"))
 
 
 def test_extreme_rating_gap_stays_finite():
@@ -475,46 +342,6 @@ def test_extreme_rating_gap_stays_finite():
 
 # --------------------------------------------------------------------------------------------------
 # Hypothesis properties.
-
-NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
-LEAGUES = [None, "L1", "L2"]
-
-
-@st.composite
-def histories(draw, max_size=24):
-    n_players = draw(st.integers(2, len(NAMES)))
-    rows = draw(
-        st.lists(
-            st.tuples(
-                st.sampled_from(LEAGUES),
-                st.integers(0, n_players - 1),
-                st.integers(1, n_players - 1),
-                st.integers(0, 6),
-                st.one_of(st.sampled_from([0.0, 0.5, 1.0]), st.floats(0.0, 1.0)),
-                st.one_of(st.none(), st.floats(0.25, 4.0)),
-                st.integers(-3, 9),
-            ),
-            min_size=1,
-            max_size=max_size,
-        )
-    )
-    ids = draw(st.permutations(range(len(rows))))
-    match_id, id_type = ([f"m{3 * i + 1}" for i in ids], pl.Utf8) if draw(st.booleans()) else ([3 * i - 7 for i in ids], pl.Int64)
-    frame = pl.DataFrame(
-        {
-            "match_id": match_id,
-            "played_at": [r[3] for r in rows],
-            "player_a": [NAMES[r[1]] for r in rows],
-            "player_b": [NAMES[(r[1] + r[2]) % n_players] for r in rows],
-            "score_a": [r[4] for r in rows],
-            "league": [r[0] for r in rows],
-            "weight": [r[5] for r in rows],
-        },
-        schema={**MATCH_SCHEMA, "match_id": id_type},
-    )
-    if draw(st.booleans()):
-        frame = frame.with_columns(period=pl.Series([r[6] for r in rows], dtype=pl.Int64))
-    return frame
 
 
 @st.composite
@@ -532,92 +359,48 @@ def glicko2_params(draw, history):
     return params
 
 
-prior_values = st.one_of(
-    st.none(),
-    st.dictionaries(
-        st.tuples(st.sampled_from(NAMES), st.sampled_from(LEAGUES)),
-        st.tuples(st.floats(1000.0, 2000.0), st.one_of(st.none(), st.floats(10.0, 600.0)),
-                  st.one_of(st.none(), st.floats(0.005, 0.3))),
-        max_size=8,
-    ),
+prior_states = prior_values(
+    st.tuples(st.floats(1000.0, 2000.0), st.one_of(st.none(), st.floats(10.0, 600.0)),
+              st.one_of(st.none(), st.floats(0.005, 0.3)))
 )
 
 
-def priors_frame(values, history):
-    if values is None:
-        return None
-    present = set(history["league"].to_list())
-    rows = [(p, lg, *v) for (p, lg), v in values.items() if lg is None or lg in present]
-    return pl.DataFrame(
-        {"player": [r[0] for r in rows], "league": [r[1] for r in rows], "rating": [r[2] for r in rows],
-         "sd": [r[3] for r in rows], "volatility": [r[4] for r in rows]},
-        schema=PRIOR_SCHEMA,
-    )
-
-
 @PROPERTY_SETTINGS
-@given(st.data(), histories(), prior_values)
+@given(st.data(), period_histories(), prior_states)
 def test_property_matches_reference_and_bounds(data, history, values):
     params = data.draw(glicko2_params(history))
-    priors = priors_frame(values, history)
+    priors = priors_frame(values, history, PRIOR_SCHEMA)
     out = glicko2(history, priors=priors, **params)
     assert_matches_reference(out, history, priors=priors, **params)
-    for column in ("sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after"):
+    for column in SD_COLUMNS:
         assert out[column].min() >= params["rd_min"]
     assert out["expected_a"].is_between(0.0, 1.0).all()
 
 
 @PROPERTY_SETTINGS
-@given(st.data(), histories())
+@given(st.data(), period_histories())
 def test_property_swapping_sides_mirrors(data, history):
     params = data.draw(glicko2_params(history))
-    swapped = history.with_columns(player_a=pl.col("player_b"), player_b=pl.col("player_a"), score_a=1.0 - pl.col("score_a"))
-    out = glicko2(history, **params)
-    mirror = glicko2(swapped, **params)
-    assert out["match_id"].to_list() == mirror["match_id"].to_list()
-    assert out["seq"].to_list() == mirror["seq"].to_list()
-    np.testing.assert_allclose(mirror["expected_a"].to_numpy(), 1.0 - out["expected_a"].to_numpy(), rtol=0, atol=1e-12)
-    for side, other in (("a", "b"), ("b", "a")):
-        for when in ("before", "after"):
-            for kind in ("rating", "sd"):
-                np.testing.assert_allclose(
-                    mirror[f"{kind}_{side}_{when}"].to_numpy(), out[f"{kind}_{other}_{when}"].to_numpy(), rtol=0, atol=1e-9
-                )
+    assert_mirrors(glicko2(history, **params), glicko2(swap_sides(history), **params), kinds=("rating", "sd"), atol=1e-9)
 
 
 @PROPERTY_SETTINGS
-@given(st.data(), histories(), prior_values, st.permutations(range(len(NAMES))))
+@given(st.data(), period_histories(), prior_states, name_permutations)
 def test_property_relabelling_players_changes_nothing(data, history, values, permutation):
     params = data.draw(glicko2_params(history))
-    mapping = {name: f"z{permutation[i]}_{len(NAMES) - i}" for i, name in enumerate(NAMES)}
-    priors = priors_frame(values, history)
-    relabelled = history.with_columns(pl.col("player_a", "player_b").replace_strict(mapping))
-    relabelled_priors = None if priors is None else priors.with_columns(pl.col("player").replace_strict(mapping))
-    out = glicko2(history, priors=priors, **params)
-    again = glicko2(relabelled, priors=relabelled_priors, **params)
-    assert_frame_equal(out.with_columns(pl.col("player_a", "player_b").replace_strict(mapping)), again, check_exact=True)
+    priors = priors_frame(values, history, PRIOR_SCHEMA)
+    assert_relabelling_changes_nothing(glicko2, history, priors, permutation, **params)
 
 
 @PROPERTY_SETTINGS
-@given(st.data(), histories(), st.integers(0, 2**32 - 1))
+@given(st.data(), period_histories(), st.integers(0, 2**32 - 1))
 def test_property_row_order_and_repeats_give_identical_output(data, history, seed):
     params = data.draw(glicko2_params(history))
-    out = glicko2(history, **params)
-    shuffled = glicko2(history.sample(fraction=1.0, shuffle=True, seed=seed), **params)
-    key = ["league", "seq"]
-    assert_frame_equal(out.sort(key, nulls_last=True), shuffled.sort(key, nulls_last=True), check_exact=True)
-    assert_frame_equal(out, glicko2(history, **params), check_exact=True)
+    assert_row_order_and_repeats_give_identical_output(glicko2, history, seed, **params)
 
 
 # --------------------------------------------------------------------------------------------------
 # Validation and defaults.
-
-
-def small_frame(**extra):
-    data = {"match_id": [5, 7, 9], "played_at": [1, 2, 3], "player_a": ["ann", "bob", "cy"],
-            "player_b": ["bob", "cy", "ann"], "score_a": [1.0, 0.5, 0.0]}
-    data.update(extra)
-    return pl.DataFrame(data)
 
 
 @pytest.mark.parametrize(
@@ -680,8 +463,6 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_defaults_pinned():
-    parameters = inspect.signature(glicko2).parameters
-    defaults = {name: p.default for name, p in parameters.items() if name != "matches"}
-    assert defaults == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None, "priors": None}
+    assert python_defaults(glicko2) == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None, "priors": None}
     assert GLICKO2.defaults == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None}
     assert GLICKO2.name == "glicko2" and GLICKO2.has_sd and SCALE == 173.7178

@@ -4,21 +4,18 @@ the v/w functions at extreme t, invariants, input validation and pinned defaults
 
 from __future__ import annotations
 
-import datetime as dt
-import inspect
-import json
 import math
-from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
 import polars as pl
 import pytest
 import trueskill as trueskill_package  # test-only peer (extra "test"): a missing package fails, never skips
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
+import replay_cases
 from duckrate import DuckrateInputError
 from duckrate.systems.trueskill import (
     TRUESKILL,
@@ -33,30 +30,35 @@ from duckrate.systems.trueskill import (
     w_draw,
     w_win,
 )
+from replay_cases import (
+    CONTRACT_COLUMNS,
+    assert_leagues_are_independent,
+    assert_mirrors,
+    assert_null_weight_means_one,
+    assert_period_column_is_ignored,
+    assert_relabelling_changes_nothing,
+    assert_row_order_and_repeats_give_identical_output,
+    assert_seq_is_one_based_and_contiguous_per_league,
+    histories,
+    load_data,
+    match_id_column,
+    name_permutations,
+    one_match,
+    played_at_column,
+    prior_values,
+    priors_frame,
+    property_settings,
+    python_defaults,
+    small_frame,
+    swap_sides,
+)
 
-CONTRACT_COLUMNS = [
-    "league", "seq", "match_id", "played_at", "player_a", "player_b", "score_a", "expected_a",
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-]
-STATE_COLUMNS = [
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-]
+STATE_COLUMNS = CONTRACT_COLUMNS[8:]  # rating_{a,b}_before, sd_{a,b}_before, then the same _after
 DEFAULTS = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "tau": 25.0 / 300.0, "draw_probability": 0.10}
-MATCH_SCHEMA = {
-    "match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-    "score_a": pl.Float64, "league": pl.Utf8,
-}
+MATCH_SCHEMA = {name: kind for name, kind in replay_cases.MATCH_SCHEMA.items() if name != "weight"}
 PRIOR_SCHEMA = {"player": pl.Utf8, "rating": pl.Float64, "sd": pl.Float64, "league": pl.Utf8}
-PROPERTY_SETTINGS = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-GOLDEN = json.loads((Path(__file__).parents[1] / "data" / "trueskill_golden.json").read_text())
-
-
-def one_match(score=1.0, **columns):
-    data = {"match_id": [1], "played_at": [1], "player_a": ["A"], "player_b": ["B"], "score_a": [score]}
-    data.update({name: [value] for name, value in columns.items()})
-    return pl.DataFrame(data)
+PROPERTY_SETTINGS = property_settings(60)
+GOLDEN = load_data("trueskill_golden.json")
 
 
 def head_to_head(mu_a, sigma_a, mu_b, sigma_b, score, **params):
@@ -120,20 +122,16 @@ def test_draw_margin():
 
 def random_history(seed, n=400, n_players=30, id_kind="int", time_kind="int", leagues=("chess", "go", None),
                    draw_share=0.2):
+    """Wins, draws (``draw_share`` of the games) and losses only, no weights: TrueSkill's own draws, not
+    replay_cases.random_history's (fractional scores and weights, which TrueSkill rejects)."""
     rng = np.random.default_rng(seed)
     a = rng.integers(0, n_players, n)
     b = (a + rng.integers(1, n_players, n)) % n_players
     t = rng.integers(0, max(n // 4, 1), n)  # many ties in played_at
     score = rng.choice([0.0, 0.5, 1.0], n, p=[(1 - draw_share) / 2, draw_share, (1 - draw_share) / 2])
     ids = rng.permutation(n * 3)[:n]
-    if time_kind == "int":
-        played_at, time_type = [int(x) for x in t], pl.Int64
-    else:
-        played_at, time_type = [dt.datetime(2024, 1, 1) + dt.timedelta(minutes=int(x)) for x in t], pl.Datetime("us")
-    if id_kind == "int":
-        match_id, id_type = [int(i) - n for i in ids], pl.Int64
-    else:
-        match_id, id_type = [f"m{i}" for i in ids], pl.Utf8  # lexicographic tie-breaking
+    played_at, time_type = played_at_column(t, time_kind)  # 'int' or 'datetime' (a minute a step)
+    match_id, id_type = match_id_column(ids, n, id_kind)  # 'str': lexicographic tie-breaking
     frame = pl.DataFrame(
         {
             "match_id": match_id,
@@ -337,9 +335,7 @@ def test_draw_without_margin_by_hand():
 
 
 def test_seq_is_one_based_and_contiguous_per_league():
-    out = trueskill(random_history(2))
-    for (league,), group in out.group_by("league"):
-        assert sorted(group["seq"].to_list()) == list(range(1, group.height + 1)), league
+    assert_seq_is_one_based_and_contiguous_per_league(trueskill(random_history(2)))
 
 
 def test_after_state_is_carried_into_the_next_match():
@@ -354,25 +350,18 @@ def test_after_state_is_carried_into_the_next_match():
 
 
 def test_leagues_are_independent():
-    frame = random_history(8)
-    whole = trueskill(frame)
-    for league in ("chess", "go"):
-        alone = trueskill(frame.filter(pl.col("league") == league))
-        assert_frame_equal(whole.filter(pl.col("league") == league), alone, check_exact=True)
+    assert_leagues_are_independent(trueskill, random_history(8))
 
 
 def test_weight_column_of_nulls_and_ones_is_accepted():
     frame = random_history(6)
-    plain = trueskill(frame)
-    for weight in (pl.lit(None, dtype=pl.Float64), pl.lit(1.0)):
-        assert_frame_equal(trueskill(frame.with_columns(weight=weight)), plain, check_exact=True)
+    assert_null_weight_means_one(trueskill, frame)
     some_null = frame.with_columns(weight=pl.when(pl.col("match_id").hash() % 3 == 0).then(None).otherwise(1.0))
-    assert_frame_equal(trueskill(some_null), plain, check_exact=True)
+    assert_frame_equal(trueskill(some_null), trueskill(frame), check_exact=True)
 
 
 def test_period_column_is_ignored():
-    frame = random_history(4).with_columns(period=pl.Series(np.arange(400) % 7, dtype=pl.Int64))
-    assert_frame_equal(trueskill(frame), trueskill(frame.drop("period")), check_exact=True)
+    assert_period_column_is_ignored(trueskill, random_history(4))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -460,36 +449,10 @@ def test_extreme_t_win_and_draw_limits():
 # --------------------------------------------------------------------------------------------------
 # Hypothesis properties.
 
-NAMES = ["ann", "bob", "cy", "dee", "eve", "fay"]
-LEAGUES = [None, "L1", "L2"]
 
-
-@st.composite
-def histories(draw, max_size=20):
-    n_players = draw(st.integers(2, len(NAMES)))
-    rows = draw(
-        st.lists(
-            st.tuples(st.sampled_from(LEAGUES), st.integers(0, n_players - 1), st.integers(1, n_players - 1),
-                      st.integers(0, 4), st.sampled_from([0.0, 0.5, 1.0])),
-            min_size=1, max_size=max_size,
-        )
-    )
-    ids = draw(st.permutations(range(len(rows))))
-    if draw(st.booleans()):
-        match_id, id_type = [f"m{3 * i + 1}" for i in ids], pl.Utf8
-    else:
-        match_id, id_type = [3 * i - 7 for i in ids], pl.Int64
-    return pl.DataFrame(
-        {
-            "match_id": match_id,
-            "played_at": [r[3] for r in rows],
-            "player_a": [NAMES[r[1]] for r in rows],
-            "player_b": [NAMES[(r[1] + r[2]) % n_players] for r in rows],
-            "score_a": [r[4] for r in rows],
-            "league": [r[0] for r in rows],
-        },
-        schema={**MATCH_SCHEMA, "match_id": id_type},
-    )
+def trueskill_histories():
+    """TrueSkill rates wins, draws and losses only, without weights."""
+    return histories(fractional_scores=False, weights=False)
 
 
 trueskill_params = st.fixed_dictionaries(
@@ -501,32 +464,13 @@ trueskill_params = st.fixed_dictionaries(
         "draw_probability": st.one_of(st.just(0.0), st.floats(0.0, 0.95)),
     }
 )
-prior_states = st.one_of(
-    st.none(),
-    st.dictionaries(
-        st.tuples(st.sampled_from(NAMES), st.sampled_from(LEAGUES)),
-        st.tuples(st.floats(-100.0, 100.0), st.one_of(st.none(), st.floats(0.01, 50.0))),
-        max_size=8,
-    ),
-)
-
-
-def priors_frame(states, history):
-    if states is None:
-        return None
-    present = set(history["league"].to_list())
-    rows = [(p, lg, r, s) for (p, lg), (r, s) in states.items() if lg is None or lg in present]
-    return pl.DataFrame(
-        {"player": [r[0] for r in rows], "league": [r[1] for r in rows], "rating": [r[2] for r in rows],
-         "sd": [r[3] for r in rows]},
-        schema=PRIOR_SCHEMA,
-    )
+prior_states = prior_values(st.tuples(st.floats(-100.0, 100.0), st.one_of(st.none(), st.floats(0.01, 50.0))))
 
 
 @PROPERTY_SETTINGS
-@given(histories(), trueskill_params, prior_states)
+@given(trueskill_histories(), trueskill_params, prior_states)
 def test_property_sd_never_grows_past_dynamics(history, params, states):
-    out = trueskill(history, priors=priors_frame(states, history), **params)
+    out = trueskill(history, priors=priors_frame(states, history, PRIOR_SCHEMA), **params)
     tau = params["tau"]
     for side in "ab":
         before, after = out[f"sd_{side}_before"].to_numpy(), out[f"sd_{side}_after"].to_numpy()
@@ -538,21 +482,13 @@ def test_property_sd_never_grows_past_dynamics(history, params, states):
 
 
 @PROPERTY_SETTINGS
-@given(histories(), trueskill_params, prior_states)
+@given(trueskill_histories(), trueskill_params, prior_states)
 def test_property_swapping_sides_mirrors(history, params, states):
-    priors = priors_frame(states, history)
-    swapped = history.with_columns(
-        player_a=pl.col("player_b"), player_b=pl.col("player_a"), score_a=1.0 - pl.col("score_a")
-    )
+    priors = priors_frame(states, history, PRIOR_SCHEMA)
     out = trueskill(history, priors=priors, **params)
-    mirror = trueskill(swapped, priors=priors, **params)
-    assert out["match_id"].to_list() == mirror["match_id"].to_list()
-    assert out["seq"].to_list() == mirror["seq"].to_list()
-    np.testing.assert_allclose(mirror["expected_a"].to_numpy(), 1.0 - out["expected_a"].to_numpy(), rtol=0, atol=1e-14)
-    for when in ("before", "after"):
-        for kind in ("rating", "sd"):  # the update is symmetric in the two sides bit for bit
-            assert mirror[f"{kind}_a_{when}"].to_list() == out[f"{kind}_b_{when}"].to_list()
-            assert mirror[f"{kind}_b_{when}"].to_list() == out[f"{kind}_a_{when}"].to_list()
+    mirror = trueskill(swap_sides(history), priors=priors, **params)
+    # the update is symmetric in the two sides bit for bit (atol=None)
+    assert_mirrors(out, mirror, kinds=("rating", "sd"), atol=None, expected_atol=1e-14)
 
 
 @PROPERTY_SETTINGS
@@ -571,27 +507,17 @@ def test_property_equal_sigma_game_keeps_mean_sum(mu_a, mu_b, sigma, score, para
 
 
 @PROPERTY_SETTINGS
-@given(histories(), trueskill_params, prior_states, st.permutations(range(len(NAMES))))
+@given(trueskill_histories(), trueskill_params, prior_states, name_permutations)
 def test_property_relabelling_players_changes_nothing(history, params, states, permutation):
-    mapping = {name: f"z{permutation[i]}_{len(NAMES) - i}" for i, name in enumerate(NAMES)}
-    priors = priors_frame(states, history)
-    relabelled = history.with_columns(pl.col("player_a", "player_b").replace_strict(mapping))
-    relabelled_priors = None if priors is None else priors.with_columns(pl.col("player").replace_strict(mapping))
-    out = trueskill(history, priors=priors, **params)
-    again = trueskill(relabelled, priors=relabelled_priors, **params)
-    assert_frame_equal(out.with_columns(pl.col("player_a", "player_b").replace_strict(mapping)), again, check_exact=True)
+    priors = priors_frame(states, history, PRIOR_SCHEMA)
+    assert_relabelling_changes_nothing(trueskill, history, priors, permutation, **params)
 
 
 @PROPERTY_SETTINGS
-@given(histories(), trueskill_params, prior_states, st.integers(0, 2**32 - 1))
+@given(trueskill_histories(), trueskill_params, prior_states, st.integers(0, 2**32 - 1))
 def test_property_row_order_and_repeats_give_identical_output(history, params, states, seed):
-    priors = priors_frame(states, history)
-    out = trueskill(history, priors=priors, **params)
-    shuffled = trueskill(history.sample(fraction=1.0, shuffle=True, seed=seed), priors=priors, **params)
-    repeated = trueskill(history, priors=priors, **params)
-    key = ["league", "seq"]
-    assert_frame_equal(out.sort(key, nulls_last=True), shuffled.sort(key, nulls_last=True), check_exact=True)
-    assert_frame_equal(out, repeated, check_exact=True)
+    priors = priors_frame(states, history, PRIOR_SCHEMA)
+    assert_row_order_and_repeats_give_identical_output(trueskill, history, seed, priors=priors, **params)
 
 
 @PROPERTY_SETTINGS
@@ -632,15 +558,8 @@ def test_huge_upset_is_finite_and_large():
 # Input validation.
 
 
-def base_rows():
-    return {"match_id": [5, 7, 9], "played_at": [1, 2, 3], "player_a": ["ann", "bob", "cy"],
-            "player_b": ["bob", "cy", "ann"], "score_a": [1.0, 0.5, 0.0]}
-
-
 def with_value(column, value):
-    rows = base_rows()
-    rows.setdefault(column, [1.0, 1.0, 1.0])[1] = value  # the row of match_id 7
-    return pl.DataFrame(rows)
+    return replay_cases.with_value(replay_cases.base_rows(), column, value)
 
 
 @pytest.mark.parametrize("value", [0.25, 0.75, 0.999, 1e-9])
@@ -676,7 +595,7 @@ def test_score_outside_unit_interval_keeps_the_shared_message():
 def test_prior_sd_must_be_positive(sd):
     priors = pl.DataFrame({"player": ["ann", "bob"], "rating": [30.0, 20.0], "sd": [1.0, sd]})
     with pytest.raises(DuckrateInputError) as error:
-        trueskill(pl.DataFrame(base_rows()), priors=priors)
+        trueskill(small_frame(), priors=priors)
     message = str(error.value)
     assert "'sd'" in message and "'bob'" in message and repr(sd) in message
 
@@ -684,12 +603,12 @@ def test_prior_sd_must_be_positive(sd):
 def test_prior_sd_that_is_infinite_is_rejected():
     priors = pl.DataFrame({"player": ["ann"], "rating": [30.0], "sd": [float("inf")]})
     with pytest.raises(DuckrateInputError, match="'ann'"):
-        trueskill(pl.DataFrame(base_rows()), priors=priors)
+        trueskill(small_frame(), priors=priors)
 
 
 def test_priors_set_mu_and_sigma():
     priors = pl.DataFrame({"player": ["ann", "bob"], "rating": [31.0, 19.0], "sd": [2.5, None]})
-    first = trueskill(pl.DataFrame(base_rows()), priors=priors).sort("seq").row(0, named=True)
+    first = trueskill(small_frame(), priors=priors).sort("seq").row(0, named=True)
     assert (first["rating_a_before"], first["sd_a_before"]) == (31.0, 2.5)
     assert (first["rating_b_before"], first["sd_b_before"]) == (19.0, 25.0 / 3.0)  # NULL sd: the default σ
 
@@ -712,13 +631,13 @@ def test_priors_set_mu_and_sigma():
 )
 def test_bad_parameters(params, named):
     with pytest.raises(DuckrateInputError, match=rf"parameter {named}\b") as error:
-        trueskill(pl.DataFrame(base_rows()), **params)
+        trueskill(small_frame(), **params)
     assert "expected" in str(error.value)
 
 
 def test_unknown_parameter():
     with pytest.raises(TypeError, match="k"):
-        trueskill(pl.DataFrame(base_rows()), k=32)
+        trueskill(small_frame(), k=32)
     with pytest.raises(DuckrateInputError, match="unknown parameter"):
         TRUESKILL.resolve({"k": 32})
 
@@ -735,9 +654,7 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_python_defaults_pinned():
-    parameters = inspect.signature(trueskill).parameters
-    defaults = {name: p.default for name, p in parameters.items() if name != "matches"}
-    assert defaults == {**DEFAULTS, "priors": None}
+    assert python_defaults(trueskill) == {**DEFAULTS, "priors": None}
     assert TRUESKILL.defaults == DEFAULTS
     assert TRUESKILL.name == "trueskill" and TRUESKILL.has_sd
     assert DEFAULTS == {"mu": 25, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300, "draw_probability": 0.1}

@@ -19,14 +19,23 @@ import math
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ..priors import initial_states
-from ._periods import periodic_order, row_periods
+from ._glicko_common import (
+    INITIAL,
+    PERIOD_LENGTH,
+    RD,
+    RD_MIN,
+    add_game_terms,
+    check_positive_priors,
+    check_rd_min_below_rd,
+    period_stop,
+    run_periodic,
+)
+from ._periods import row_periods
 from ._replay import Parameter, ReplaySystem, replay_frame
 
 Q = math.log(10.0) / 400.0  # 0.00575646273...
@@ -83,11 +92,7 @@ def glicko_replay_kernel(
     played_in_league = np.zeros(n_leagues, dtype=np.int64)
     start = 0
     while start < n:
-        stop = start + 1
-        current = period[order[start]] if periodic else 0
-        if periodic:
-            while stop < n and period[order[stop]] == current:
-                stop += 1
+        stop, current = period_stop(order, period, periodic, start)
         # Step 1 at each player's first game of the period: idle growth; accumulators reset for touched slots.
         n_touched = 0
         for position in range(start, stop):
@@ -116,12 +121,7 @@ def glicko_replay_kernel(
             g_b = glicko_g(d_b)
             e_a = glicko_e(r_a, r_b, g_b)
             e_b = glicko_e(r_b, r_a, g_a)
-            w = weight[row] if weighted else 1.0
-            s = score[row]
-            information[slot_a] += w * g_b * g_b * e_a * (1.0 - e_a)
-            surprise[slot_a] += w * g_b * (s - e_a)
-            information[slot_b] += w * g_a * g_a * e_b * (1.0 - e_b)
-            surprise[slot_b] += w * g_a * ((1.0 - s) - e_b)
+            add_game_terms(information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row])
             this_league = league[row]
             played_in_league[this_league] += 1
             seq[row] = played_in_league[this_league]
@@ -147,53 +147,14 @@ def glicko_replay_kernel(
         start = stop
 
 
-OUTPUT_FLOATS = (
-    "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-)
-
-
-def check_positive_priors(priors, fields: tuple[str, ...], system: str) -> None:
-    """Reject a prior ``sd`` or ``volatility`` that is not > 0, naming the player and the value."""
-    if priors is None or "player" not in priors:
-        return
-    for name in fields:
-        if name not in priors or priors[name].null_count == len(priors[name]):
-            continue
-        column = priors[name]
-        if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type) or pa.types.is_decimal(column.type)):
-            raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
-        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
-        valid = np.asarray(column.is_valid(), dtype=np.bool_)
-        bad = np.flatnonzero(valid & ~(values > 0.0))
-        if bad.size:
-            row = int(bad[0])
-            raise DuckrateInputError(
-                f"player_priors: column '{name}' has {float(values[row])!r} for player {priors['player'][row].as_py()!r}; "
-                f"expected {name} > 0 ({system})"
-            )
-
-
-def run_outputs(n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Empty output arrays (seq and the float columns), indexed by input row."""
-    return np.empty(n, dtype=np.int64), {name: np.empty(n, dtype=np.float64) for name in OUTPUT_FLOATS}
-
-
 def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
     period = row_periods(prepared, params["period_length"], "glicko")
-    order = periodic_order(prepared, period)
     states = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["rd"]})
     check_positive_priors(priors, ("sd",), "glicko")
     rd = np.clip(states["sd"], params["rd_min"], params["rd_max"])
-    seq, out = run_outputs(prepared.n_rows)
-    glicko_replay_kernel(
-        order, period if period is not None else np.zeros(0, np.int64), period is not None,
-        prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        states["rating"], rd, prepared.n_leagues,
-        params["c"], params["rd_max"], params["rd_min"],
-        seq, *(out[name] for name in OUTPUT_FLOATS),
+    return run_periodic(
+        glicko_replay_kernel, prepared, period, (states["rating"], rd), (params["c"], params["rd_max"], params["rd_min"])
     )
-    return {"seq": seq, **out}
 
 
 def _check(params: dict) -> None:
@@ -201,24 +162,18 @@ def _check(params: dict) -> None:
         raise DuckrateInputError(
             f"glicko: parameter rd = {params['rd']!r} exceeds rd_max = {params['rd_max']!r}; expected rd <= rd_max"
         )
-    if params["rd_min"] >= params["rd"]:
-        raise DuckrateInputError(
-            f"glicko: parameter rd_min = {params['rd_min']!r} is not below rd = {params['rd']!r}; expected rd_min < rd"
-        )
+    check_rd_min_below_rd(params, "glicko")
 
 
 GLICKO = ReplaySystem(
     name="glicko",
     parameters=(
-        Parameter("initial", 1500.0, "a finite starting rating"),
-        Parameter("rd", 350.0, "a finite starting rating deviation > 0", lambda v: math.isfinite(v) and v > 0),
+        INITIAL,
+        RD,
         Parameter("c", 34.6, "a finite RD growth per rating period c >= 0", lambda v: math.isfinite(v) and v >= 0),
         Parameter("rd_max", 350.0, "a finite maximum rating deviation > 0", lambda v: math.isfinite(v) and v > 0),
-        Parameter("rd_min", 0.0, "a finite minimum rating deviation >= 0", lambda v: math.isfinite(v) and v >= 0),
-        Parameter(
-            "period_length", None, "a finite period length > 0 (days for DATE/TIMESTAMP played_at), or NULL",
-            lambda v: math.isfinite(v) and v > 0, nullable=True,
-        ),
+        RD_MIN,
+        PERIOD_LENGTH,
     ),
     run=_run,
     check=_check,

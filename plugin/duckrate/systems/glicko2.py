@@ -23,12 +23,21 @@ import numpy as np
 import polars as pl
 
 from .._numba import kernel
-from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ..priors import initial_states
-from ._periods import periodic_order, row_periods
+from ._glicko_common import (
+    INITIAL,
+    PERIOD_LENGTH,
+    RD,
+    RD_MIN,
+    add_game_terms,
+    check_positive_priors,
+    check_rd_min_below_rd,
+    period_stop,
+    run_periodic,
+)
+from ._periods import row_periods
 from ._replay import Parameter, ReplaySystem, replay_frame
-from .glicko import OUTPUT_FLOATS, check_positive_priors, run_outputs
 
 SCALE = 173.7178  # Glicko-2 step 2: display points per Glicko-2 unit
 EPSILON = 1e-6  # step 5 convergence tolerance
@@ -132,11 +141,7 @@ def glicko2_replay_kernel(
     played_in_league = np.zeros(n_leagues, dtype=np.int64)
     start = 0
     while start < n:
-        stop = start + 1
-        current = period[order[start]] if periodic else 0
-        if periodic:
-            while stop < n and period[order[stop]] == current:
-                stop += 1
+        stop, current = period_stop(order, period, periodic, start)
         n_touched = 0
         for position in range(start, stop):
             row = order[position]
@@ -163,12 +168,7 @@ def glicko2_replay_kernel(
             g_b = glicko2_g(phi_b)
             e_a = glicko2_e(mu_a, mu_b, g_b)
             e_b = glicko2_e(mu_b, mu_a, g_a)
-            w = weight[row] if weighted else 1.0
-            s = score[row]
-            information[slot_a] += w * g_b * g_b * e_a * (1.0 - e_a)
-            surprise[slot_a] += w * g_b * (s - e_a)
-            information[slot_b] += w * g_a * g_a * e_b * (1.0 - e_b)
-            surprise[slot_b] += w * g_a * ((1.0 - s) - e_b)
+            add_game_terms(information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row])
             this_league = league[row]
             played_in_league[this_league] += 1
             seq[row] = played_in_league[this_league]
@@ -196,7 +196,6 @@ def glicko2_replay_kernel(
 
 def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
     period = row_periods(prepared, params["period_length"], "glicko2")
-    order = periodic_order(prepared, period)
     states = initial_states(
         prepared, priors, {"rating": params["initial"], "sd": params["rd"], "volatility": params["volatility"]}
     )
@@ -204,36 +203,24 @@ def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
     phi_min = params["rd_min"] / SCALE
     mu = (states["rating"] - 1500.0) / SCALE
     phi = np.maximum(states["sd"] / SCALE, phi_min)
-    seq, out = run_outputs(prepared.n_rows)
-    glicko2_replay_kernel(
-        order, period if period is not None else np.zeros(0, np.int64), period is not None,
-        prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        mu, phi, states["volatility"], prepared.n_leagues,
-        params["tau"], phi_min, params["rd_min"],
-        seq, *(out[name] for name in OUTPUT_FLOATS),
+    return run_periodic(
+        glicko2_replay_kernel, prepared, period, (mu, phi, states["volatility"]), (params["tau"], phi_min, params["rd_min"])
     )
-    return {"seq": seq, **out}
 
 
 def _check(params: dict) -> None:
-    if params["rd_min"] >= params["rd"]:
-        raise DuckrateInputError(
-            f"glicko2: parameter rd_min = {params['rd_min']!r} is not below rd = {params['rd']!r}; expected rd_min < rd"
-        )
+    check_rd_min_below_rd(params, "glicko2")
 
 
 GLICKO2 = ReplaySystem(
     name="glicko2",
     parameters=(
-        Parameter("initial", 1500.0, "a finite starting rating"),
-        Parameter("rd", 350.0, "a finite starting rating deviation > 0", lambda v: math.isfinite(v) and v > 0),
+        INITIAL,
+        RD,
         Parameter("volatility", 0.06, "a finite starting volatility > 0", lambda v: math.isfinite(v) and v > 0),
         Parameter("tau", 0.5, "a finite volatility constraint tau > 0 (0.3 to 1.2 in the paper)", lambda v: math.isfinite(v) and v > 0),
-        Parameter("rd_min", 0.0, "a finite minimum rating deviation >= 0", lambda v: math.isfinite(v) and v >= 0),
-        Parameter(
-            "period_length", None, "a finite period length > 0 (days for DATE/TIMESTAMP played_at), or NULL",
-            lambda v: math.isfinite(v) and v > 0, nullable=True,
-        ),
+        RD_MIN,
+        PERIOD_LENGTH,
     ),
     run=_run,
     check=_check,

@@ -1,0 +1,114 @@
+"""What Glicko and Glicko-2 share: their common parameters, checks of the priors, the step-2 sums of a
+game, the rating-period boundaries in the kernels, and the call of a periodic replay kernel.
+
+Both replay kernels take the same arguments around their own states and constants::
+
+    kernel(order, period, periodic, state_a, state_b, league, score, weight, *states, n_leagues,
+           *constants, seq, *(the OUTPUT_FLOATS arrays))
+
+and :func:`run_periodic` makes that call (see ``glicko_replay_kernel`` and ``glicko2_replay_kernel``).
+
+Numba's on-disk cache does not notice a change to a kernel called from another file: after editing
+:func:`period_stop` or :func:`add_game_terms`, clear the cached glicko and glicko2 kernels (``__pycache__``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .._numba import kernel
+from ..errors import DuckrateInputError
+from ..matches import PreparedMatches
+from ._periods import periodic_order
+from ._replay import Parameter
+
+OUTPUT_FLOATS = (
+    "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
+    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
+)
+
+# Parameters of both systems (in each system's list in this order: initial, rd, ..., rd_min, period_length).
+INITIAL = Parameter("initial", 1500.0, "a finite starting rating")
+RD = Parameter("rd", 350.0, "a finite starting rating deviation > 0", lambda v: math.isfinite(v) and v > 0)
+RD_MIN = Parameter("rd_min", 0.0, "a finite minimum rating deviation >= 0", lambda v: math.isfinite(v) and v >= 0)
+PERIOD_LENGTH = Parameter(
+    "period_length", None, "a finite period length > 0 (days for DATE/TIMESTAMP played_at), or NULL",
+    lambda v: math.isfinite(v) and v > 0, nullable=True,
+)
+
+
+def check_rd_min_below_rd(params: dict, system: str) -> None:
+    """rd_min must be below the newcomer rd (the floor applies to every stored and reported RD)."""
+    if params["rd_min"] >= params["rd"]:
+        raise DuckrateInputError(
+            f"{system}: parameter rd_min = {params['rd_min']!r} is not below rd = {params['rd']!r}; expected rd_min < rd"
+        )
+
+
+def check_positive_priors(priors, fields: tuple[str, ...], system: str) -> None:
+    """Reject a prior ``sd`` or ``volatility`` that is not > 0, naming the player and the value."""
+    if priors is None or "player" not in priors:
+        return
+    for name in fields:
+        if name not in priors or priors[name].null_count == len(priors[name]):
+            continue
+        column = priors[name]
+        if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type) or pa.types.is_decimal(column.type)):
+            raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
+        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+        valid = np.asarray(column.is_valid(), dtype=np.bool_)
+        bad = np.flatnonzero(valid & ~(values > 0.0))
+        if bad.size:
+            row = int(bad[0])
+            raise DuckrateInputError(
+                f"player_priors: column '{name}' has {float(values[row])!r} for player {priors['player'][row].as_py()!r}; "
+                f"expected {name} > 0 ({system})"
+            )
+
+
+def run_outputs(n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
+    """Empty output arrays (seq and the float columns), indexed by input row."""
+    return np.empty(n, dtype=np.int64), {name: np.empty(n, dtype=np.float64) for name in OUTPUT_FLOATS}
+
+
+def run_periodic(replay_kernel, prepared: PreparedMatches, period: np.ndarray | None, states: tuple, constants: tuple) -> dict:
+    """Run ``replay_kernel`` over the matches in periodic order (``period`` from ``row_periods``; None: every
+    match its own period) with the system's ``states`` (updated in place) and ``constants``; the output
+    columns by name."""
+    order = periodic_order(prepared, period)
+    seq, out = run_outputs(prepared.n_rows)
+    replay_kernel(
+        order, period if period is not None else np.zeros(0, np.int64), period is not None,
+        prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
+        *states, prepared.n_leagues, *constants,
+        seq, *(out[name] for name in OUTPUT_FLOATS),
+    )
+    return {"seq": seq, **out}
+
+
+@kernel
+def period_stop(order, period, periodic, start):
+    """(stop, period) of the rating period that begins at position ``start`` of ``order``: with ``periodic``
+    the run of rows sharing ``period[row]``, otherwise the one row (period 0)."""
+    n = order.shape[0]
+    stop = start + 1
+    current = period[order[start]] if periodic else 0
+    if periodic:
+        while stop < n and period[order[stop]] == current:
+            stop += 1
+    return stop, current
+
+
+@kernel
+def add_game_terms(information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, w, s):
+    """Add one game (weight ``w``, score ``s`` of side a) to both players' period sums, each against the
+    other's g and with its own E: ``information += w·g²·E(1 - E)`` (Glicko's 1/d² over q², Glicko-2's 1/v)
+    and ``surprise += w·g·(score - E)``."""
+    information[slot_a] += w * g_b * g_b * e_a * (1.0 - e_a)
+    surprise[slot_a] += w * g_b * (s - e_a)
+    information[slot_b] += w * g_a * g_a * e_b * (1.0 - e_b)
+    surprise[slot_b] += w * g_a * ((1.0 - s) - e_b)
