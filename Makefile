@@ -21,6 +21,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/elo.py
 	$(PY) bench/replay_glicko2.py
 	$(PY) bench/replay_trueskill.py
+	$(PY) bench/replay_chance.py
 
 clean:
 	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb

@@ -9,12 +9,13 @@ from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
 from .sql.registry import register
-from .systems import elo, glicko, glicko2, trueskill
+from .systems import chance, elo, glicko, glicko2, trueskill
 
 __all__ = [
     "DuckrateInputError",
     "calibration_bins",
     "calibration_summary",
+    "chance",
     "elo",
     "evaluation",
     "glicko",

@@ -60,12 +60,13 @@ def test_bad_rows_land_in_rejected_matches_with_a_reason(plain):
     assert raw == staged + rejected  # nothing silently dropped
 
 
-SYSTEMS = ("elo", "glicko", "glicko2", "trueskill")
+SYSTEMS = ("elo", "glicko", "glicko2", "trueskill", "chance")
 DEMO_PARAMS = {  # demo/dbt_project.yml's duckrate_params
     "elo": {"k": 20, "advantage": 35},
     "glicko": {"period_length": 0.25},
     "glicko2": {"period_length": 0.25},
     "trueskill": {},
+    "chance": {},
 }
 
 
@@ -117,3 +118,25 @@ def test_calibration_tables_cover_every_match(plain):
         assert binned == per_league
         curve = plain.sql(f"SELECT league, max(t) FROM loss_curve WHERE system = '{system}' GROUP BY league").fetchall()
         assert dict(curve) == per_league
+
+
+def test_chance_established_view_uses_the_papers_sd_filter(plain):
+    """calibration_summary's established matches for the grid system: both players had 10 earlier games
+    and both sds below 70 (variance below 70², display scale), the games-of-chance paper's filter."""
+    replay = plain.sql("SELECT * FROM replay_chance").pl().sort("league", "seq")
+    sides = pl.concat([
+        replay.select("league", "seq", player="player_a"),
+        replay.select("league", "seq", player="player_b"),
+    ]).sort("league", "seq").with_columns(earlier=pl.int_range(pl.len()).over("league", "player"))
+    earlier = {(row["league"], row["seq"], row["player"]): row["earlier"] for row in sides.iter_rows(named=True)}
+    expected = {}
+    for row in replay.iter_rows(named=True):
+        established = (
+            earlier[(row["league"], row["seq"], row["player_a"])] >= 10
+            and earlier[(row["league"], row["seq"], row["player_b"])] >= 10
+            and row["sd_a_before"] <= 70 and row["sd_b_before"] <= 70
+        )
+        expected[row["league"]] = expected.get(row["league"], 0) + established
+    got = dict(plain.sql("SELECT league, n_established FROM calibration_summary WHERE system = 'chance'").fetchall())
+    assert got == expected
+    assert 0 < sum(got.values()) < replay.height  # the filter bites, but not everything

@@ -1,4 +1,4 @@
-"""glicko_replay, glicko2_replay and trueskill_replay in real DuckDB: agreement with the Python functions,
+"""glicko_replay, glicko2_replay, trueskill_replay and chance_replay in real DuckDB: agreement with the Python functions,
 rating periods, priors with sd and volatility, parameter errors, determinism across thread counts."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ NUMBER_COLUMNS = [
     "score_a", "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
     "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
 ]
-PYTHON = {"glicko": duckrate.glicko, "glicko2": duckrate.glicko2, "trueskill": duckrate.trueskill}
+PYTHON = {"glicko": duckrate.glicko, "glicko2": duckrate.glicko2, "trueskill": duckrate.trueskill, "chance": duckrate.chance}
 
 
 def source_frame(seed: int, fractional: bool) -> pl.DataFrame:
@@ -71,6 +71,9 @@ CASES = [
     ("glicko2", {"tau": 0.3, "volatility": 0.09, "period_length": 25.0}, False),
     ("trueskill", {}, True),
     ("trueskill", {"draw_probability": 0.3, "beta": 3.0, "tau": 0.2}, True),
+    ("chance", {}, False),
+    ("chance", {"sigmoid": "laplace", "kernel": "laplace", "algorithm": "laplace", "grid_points": 401}, True),
+    ("chance", {"sigmoid": "normal", "beta": 0.95, "algorithm": "naive", "grid_points": 201, "grid_max": 5.0}, True),
 ]
 
 
@@ -103,11 +106,12 @@ def test_sql_period_column(con, system):
     assert before.group_by("period", "player").agg(pl.col("rating").n_unique().alias("k"))["k"].max() == 1
 
 
-@pytest.mark.parametrize("system", ["glicko", "glicko2", "trueskill"])
+@pytest.mark.parametrize("system", ["glicko", "glicko2", "trueskill", "chance"])
 def test_sql_priors_with_sd(con, system):
     frame = source_frame(seed=7, fractional=system != "trueskill")
     load(con, frame)
-    scale = {"glicko": (1500.0, 350.0), "glicko2": (1500.0, 350.0), "trueskill": (25.0, 25.0 / 3)}[system]
+    scale = {"glicko": (1500.0, 350.0), "glicko2": (1500.0, 350.0), "trueskill": (25.0, 25.0 / 3),
+             "chance": (1500.0, 0.7 * 400 / np.log(10))}[system]
     priors = pl.DataFrame({
         "player": ["p0", "p1", "p2", "nobody"],
         "rating": [scale[0] + scale[1], scale[0] - scale[1] / 2, scale[0], scale[0]],
@@ -130,6 +134,9 @@ def test_sql_priors_with_sd(con, system):
         ("trueskill", "draw_probability := 1.0", "draw_probability"),
         ("trueskill", "sigma := -1", "sigma"),
         ("glicko", "period_length := 0", "period_length"),
+        ("chance", "sigmoid := 'probit'", "sigmoid"),
+        ("chance", "grid_points := 2", "grid_points"),
+        ("chance", "algorithm := 'laplace'", "laplace"),
     ],
 )
 def test_sql_bad_parameter(con, system, arguments_sql, shown):
@@ -144,7 +151,7 @@ def test_sql_trueskill_rejects_fractional_scores(con):
         con.sql("SELECT * FROM trueskill_replay('matches')").fetchall()
 
 
-@pytest.mark.parametrize("system", ["glicko", "glicko2", "trueskill"])
+@pytest.mark.parametrize("system", ["glicko", "glicko2", "trueskill", "chance"])
 def test_sql_determinism_and_threads(con, system):
     load(con, source_frame(seed=9, fractional=system != "trueskill"))
     query = f"SELECT * FROM {system}_replay('matches') ORDER BY league NULLS LAST, seq"
