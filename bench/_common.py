@@ -301,6 +301,21 @@ def _generate_matches(n_matches: int, n_players: int, n_leagues: int, seed: int,
 # --------------------------------------------------------------------------------------------
 
 
+def time_replay(con, replay_call: str, repeats: int, expected_rows: int) -> list[float]:
+    """Seconds of ``CREATE OR REPLACE TABLE r AS SELECT * FROM <replay_call>``, ``repeats`` times; checks
+    the row count (untimed) and drops ``r`` after each run."""
+    seconds = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        con.execute(f"CREATE OR REPLACE TABLE r AS SELECT * FROM {replay_call}")
+        seconds.append(time.perf_counter() - started)
+        written = con.execute("SELECT count(*) FROM r").fetchone()[0]
+        if written != expected_rows:
+            raise SystemExit(f"{replay_call} wrote {written} rows for {expected_rows} matches")
+        con.execute("DROP TABLE r")
+    return seconds
+
+
 def median(values: list[float]) -> float:
     return statistics.median(values)
 

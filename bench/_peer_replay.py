@@ -64,16 +64,7 @@ def _log(message: str) -> None:
 
 
 def _time_replay(con, bench: PeerBenchmark, table: str, repeats: int, expected_rows: int) -> list[float]:
-    seconds = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        con.execute(f"CREATE OR REPLACE TABLE r AS SELECT * FROM {bench.system}_replay('{table}'{bench.sql_params})")
-        seconds.append(time.perf_counter() - started)
-        written = con.execute("SELECT count(*) FROM r").fetchone()[0]
-        if written != expected_rows:
-            raise SystemExit(f"{bench.system}_replay wrote {written} rows for {expected_rows} matches")
-        con.execute("DROP TABLE r")
-    return seconds
+    return common.time_replay(con, f"{bench.system}_replay('{table}'{bench.sql_params})", repeats, expected_rows)
 
 
 def run_child(bench: PeerBenchmark, args) -> int:

@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -69,16 +68,7 @@ def _log(message: str) -> None:
 
 
 def _time(con, table: str, algorithm: str, repeats: int, expected_rows: int) -> list[float]:
-    seconds = []
-    for _ in range(repeats):
-        started = time.perf_counter()
-        con.execute(f"CREATE OR REPLACE TABLE r AS SELECT * FROM chance_replay('{table}', algorithm := '{algorithm}')")
-        seconds.append(time.perf_counter() - started)
-        written = con.execute("SELECT count(*) FROM r").fetchone()[0]
-        if written != expected_rows:
-            raise SystemExit(f"chance_replay wrote {written} rows for {expected_rows} matches")
-        con.execute("DROP TABLE r")
-    return seconds
+    return common.time_replay(con, f"chance_replay('{table}', algorithm := '{algorithm}')", repeats, expected_rows)
 
 
 def run_child(args) -> int:

@@ -425,3 +425,18 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
         time_key=time_key,
         time_unit=_time_unit(columns["played_at"].type),
     )
+
+
+def reject_weights(columns: dict, prepared: PreparedMatches, table: str, system: str) -> None:
+    """For systems without match weights: a ``weight`` other than 1 (NULL counts as 1) is an error naming
+    the match, never silently ignored."""
+    weight = prepared.weight
+    if weight.shape[0] != prepared.n_rows:
+        return
+    bad = np.flatnonzero(weight != 1.0)
+    if bad.size:
+        row = int(bad[0])
+        raise DuckrateInputError(
+            f"{table}: column 'weight' has {float(weight[row])!r} at {_row_key(columns, row)}; "
+            f"{system} has no match weights; expected 1 or NULL (or drop the weight column)"
+        )

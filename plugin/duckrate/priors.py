@@ -112,3 +112,24 @@ def _slot_lookup(prepared: PreparedMatches):
         return np.where(keys[position] == wanted, slots[position], -1)
 
     return slot_of
+
+
+def check_positive_priors(priors, fields: tuple[str, ...], system: str) -> None:
+    """Reject a prior ``sd`` or ``volatility`` that is not > 0, naming the player and the value."""
+    if priors is None or "player" not in priors:
+        return
+    for name in fields:
+        if name not in priors or priors[name].null_count == len(priors[name]):
+            continue
+        column = priors[name]
+        if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type) or pa.types.is_decimal(column.type)):
+            raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
+        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
+        valid = np.asarray(column.is_valid(), dtype=np.bool_)
+        bad = np.flatnonzero(valid & ~(values > 0.0))
+        if bad.size:
+            row = int(bad[0])
+            raise DuckrateInputError(
+                f"player_priors: column '{name}' has {float(values[row])!r} for player {priors['player'][row].as_py()!r}; "
+                f"expected {name} > 0 ({system})"
+            )

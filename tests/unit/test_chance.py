@@ -737,7 +737,7 @@ def test_prior_sd_must_be_positive(sd):
     with pytest.raises(DuckrateInputError) as error:
         chance(base_frame(), priors=priors)
     message = str(error.value)
-    assert "'sd'" in message and "'bob'" in message and repr(sd) in message and "expected a prior sd > 0" in message
+    assert "'sd'" in message and "'bob'" in message and repr(sd) in message and "expected sd > 0" in message
 
 
 @pytest.mark.parametrize(

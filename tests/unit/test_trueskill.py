@@ -583,7 +583,7 @@ def test_weights_are_rejected(value):
         trueskill(with_value("weight", value))
     message = str(error.value)
     assert "'weight'" in message and "match_id=7" in message and f"has {value!r} at" in message
-    assert "no partial-play weights" in message
+    assert "no match weights" in message
 
 
 def test_score_outside_unit_interval_keeps_the_shared_message():

@@ -17,8 +17,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._numba import kernel
 from ..errors import DuckrateInputError
@@ -47,27 +45,6 @@ def check_rd_min_below_rd(params: dict, system: str) -> None:
         raise DuckrateInputError(
             f"{system}: parameter rd_min = {params['rd_min']!r} is not below rd = {params['rd']!r}; expected rd_min < rd"
         )
-
-
-def check_positive_priors(priors, fields: tuple[str, ...], system: str) -> None:
-    """Reject a prior ``sd`` or ``volatility`` that is not > 0, naming the player and the value."""
-    if priors is None or "player" not in priors:
-        return
-    for name in fields:
-        if name not in priors or priors[name].null_count == len(priors[name]):
-            continue
-        column = priors[name]
-        if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type) or pa.types.is_decimal(column.type)):
-            raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
-        values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
-        valid = np.asarray(column.is_valid(), dtype=np.bool_)
-        bad = np.flatnonzero(valid & ~(values > 0.0))
-        if bad.size:
-            row = int(bad[0])
-            raise DuckrateInputError(
-                f"player_priors: column '{name}' has {float(values[row])!r} for player {priors['player'][row].as_py()!r}; "
-                f"expected {name} > 0 ({system})"
-            )
 
 
 def run_outputs(n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:

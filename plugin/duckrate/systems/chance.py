@@ -44,12 +44,11 @@ import math
 import numpy as np
 import polars as pl
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from .._numba import kernel
 from ..errors import DuckrateInputError
-from ..matches import PreparedMatches, _row_key, columns_from_polars, prepare_matches
-from ..priors import initial_states, prior_columns
+from ..matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
+from ..priors import check_positive_priors, initial_states, prior_columns
 from ._chance_drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
 from ._chance_grid import (
     DISPLAY_CENTER,
@@ -340,31 +339,7 @@ def _drift_plan(params: dict) -> dict:
 
 def _check_outcomes(columns: dict, prepared: PreparedMatches, table: str) -> None:
     """Weights must be absent, NULL or 1: the model has no partial-play weights."""
-    weight = prepared.weight
-    if weight.shape[0] == prepared.n_rows:
-        bad = np.flatnonzero(weight != 1.0)
-        if bad.size:
-            row = int(bad[0])
-            raise DuckrateInputError(
-                f"{table}: column 'weight' has {float(weight[row])!r} at {_row_key(columns, row)}; "
-                "the luck-aware grid system (chance) has no match weights; "
-                "expected 1 or NULL (or drop the weight column)"
-            )
-
-
-def _check_prior_sd(priors: dict | None) -> None:
-    if priors is None or "sd" not in priors or len(priors["sd"]) == 0:
-        return
-    column = priors["sd"]
-    sd = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
-    bad = np.flatnonzero(np.asarray(column.is_valid(), dtype=np.bool_) & ~(sd > 0.0))
-    if bad.size:
-        row = int(bad[0])
-        player = priors["player"][row].as_py() if "player" in priors else None
-        raise DuckrateInputError(
-            f"player_priors: column 'sd' has {float(sd[row])!r} for player {player!r}; "
-            "expected a prior sd > 0 (display scale) for the chance system"
-        )
+    reject_weights(columns, prepared, table, "the luck-aware grid system (chance)")
 
 
 def _check(params: dict) -> None:
@@ -382,7 +357,7 @@ def _replay(prepared: PreparedMatches, priors, params: dict) -> tuple[dict, np.n
     size = params["grid_points"]
     x = grid(size, params["grid_max"])
     states = initial_states(prepared, priors, {"rating": math.nan, "sd": math.nan})
-    _check_prior_sd(priors)
+    check_positive_priors(priors, ("sd",), "a prior sd on the display scale for the chance system")
     used = np.zeros(prepared.n_states, dtype=np.bool_)
     used[prepared.state_a] = True
     used[prepared.state_b] = True

@@ -24,14 +24,13 @@ import polars as pl
 
 from .._numba import kernel
 from ..matches import PreparedMatches
-from ..priors import initial_states
+from ..priors import check_positive_priors, initial_states
 from ._glicko_common import (
     INITIAL,
     PERIOD_LENGTH,
     RD,
     RD_MIN,
     add_game_terms,
-    check_positive_priors,
     check_rd_min_below_rd,
     period_stop,
     run_periodic,

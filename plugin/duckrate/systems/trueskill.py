@@ -27,14 +27,12 @@ import math
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
-import pyarrow.compute as pc
 from scipy.special import ndtri
 
 from .._numba import kernel
 from ..errors import DuckrateInputError
-from ..matches import PreparedMatches, _row_key
-from ..priors import initial_states
+from ..matches import PreparedMatches, _row_key, reject_weights
+from ..priors import check_positive_priors, initial_states
 from ._replay import Parameter, ReplaySystem, replay_frame
 
 _SQRT_HALF = math.sqrt(0.5)
@@ -312,34 +310,13 @@ def _check_outcomes(columns: dict, prepared: PreparedMatches, table: str) -> Non
             f"{table}: column 'score_a' has {float(score[row])!r} at {_row_key(columns, row)}; "
             "TrueSkill rates wins, draws and losses only; expected 0, 0.5 or 1"
         )
-    weight = prepared.weight
-    if weight.shape[0] == prepared.n_rows:
-        bad = np.flatnonzero(weight != 1.0)
-        if bad.size:
-            row = int(bad[0])
-            raise DuckrateInputError(
-                f"{table}: column 'weight' has {float(weight[row])!r} at {_row_key(columns, row)}; "
-                "TrueSkill has no partial-play weights; expected 1 or NULL (or drop the weight column)"
-            )
-
-
-def _check_prior_sd(priors: dict | None) -> None:
-    if priors is None or "sd" not in priors or len(priors["sd"]) == 0:
-        return
-    sd = pc.cast(priors["sd"], pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
-    bad = np.flatnonzero(np.asarray(priors["sd"].is_valid(), dtype=np.bool_) & ~(sd > 0.0))
-    if bad.size:
-        row = int(bad[0])
-        player = priors["player"][row].as_py() if "player" in priors else None
-        raise DuckrateInputError(
-            f"player_priors: column 'sd' has {float(sd[row])!r} for player {player!r}; expected a TrueSkill σ > 0"
-        )
+    reject_weights(columns, prepared, table, "TrueSkill (partial play is not modelled)")
 
 
 def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
     n = prepared.n_rows
     states = initial_states(prepared, priors, {"rating": params["mu"], "sd": params["sigma"]})
-    _check_prior_sd(priors)
+    check_positive_priors(priors, ("sd",), "a TrueSkill σ")
     names = (
         "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
         "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
