@@ -112,9 +112,10 @@ class ReplaySystem:
                 continue
             if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, np.integer, np.floating)):
                 raise DuckrateInputError(f"{self.name}: parameter {name} = {value!r}; expected {parameter.expected}")
-            value = float(value)
+            given_value, value = value, float(value)
             if not parameter.valid(value) or (parameter.integer and not value.is_integer()):
-                raise DuckrateInputError(f"{self.name}: parameter {name} = {value!r}; expected {parameter.expected}")
+                shown = given_value if isinstance(given_value, (int, np.integer)) else value
+                raise DuckrateInputError(f"{self.name}: parameter {name} = {shown!r}; expected {parameter.expected}")
             params[name] = int(value) if parameter.integer else value
         self.check(params)
         return params
