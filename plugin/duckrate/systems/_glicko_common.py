@@ -4,7 +4,7 @@ game, the rating-period boundaries in the kernels, and the call of a periodic re
 Both replay kernels take the same arguments around their own states and constants::
 
     kernel(order, period, periodic, state_a, state_b, league, score, weight, *states, n_leagues,
-           *constants, seq, *(the OUTPUT_FLOATS arrays))
+           *constants, *kernel_outputs(new_outputs(n_rows)))
 
 and :func:`run_periodic` makes that call (see ``glicko_replay_kernel`` and ``glicko2_replay_kernel``).
 
@@ -22,12 +22,8 @@ from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ._periods import periodic_order
-from ._replay import Parameter
+from ._replay import Parameter, kernel_outputs, new_outputs
 
-OUTPUT_FLOATS = (
-    "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-)
 
 # Parameters of both systems (in each system's list in this order: initial, rd, ..., rd_min, period_length).
 INITIAL = Parameter("initial", 1500.0, "a finite starting rating")
@@ -47,24 +43,19 @@ def check_rd_min_below_rd(params: dict, system: str) -> None:
         )
 
 
-def run_outputs(n: int) -> tuple[np.ndarray, dict[str, np.ndarray]]:
-    """Empty output arrays (seq and the float columns), indexed by input row."""
-    return np.empty(n, dtype=np.int64), {name: np.empty(n, dtype=np.float64) for name in OUTPUT_FLOATS}
-
-
 def run_periodic(replay_kernel, prepared: PreparedMatches, period: np.ndarray | None, states: tuple, constants: tuple) -> dict:
     """Run ``replay_kernel`` over the matches in periodic order (``period`` from ``row_periods``; None: every
     match its own period) with the system's ``states`` (updated in place) and ``constants``; the output
     columns by name."""
     order = periodic_order(prepared, period)
-    seq, out = run_outputs(prepared.n_rows)
+    out = new_outputs(prepared.n_rows)
     replay_kernel(
         order, period if period is not None else np.zeros(0, np.int64), period is not None,
         prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
         *states, prepared.n_leagues, *constants,
-        seq, *(out[name] for name in OUTPUT_FLOATS),
+        *kernel_outputs(out),
     )
-    return {"seq": seq, **out}
+    return out
 
 
 @kernel

@@ -44,6 +44,21 @@ SD_COLUMNS = ("sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after")
 NAME_COLUMNS = ("league_name", "player_a_name", "player_b_name")
 
 
+def new_outputs(n_rows: int, has_sd: bool = True) -> dict[str, np.ndarray | None]:
+    """Uninitialised output arrays of a run, indexed by input row, for every computed column in order
+    (``seq`` int64, the rest float64; the sd columns None without ``has_sd``). Kernels take them, in
+    this order, as ``*kernel_outputs(outputs)``."""
+    return {
+        name: None if not has_sd and name in SD_COLUMNS else np.empty(n_rows, np.int64 if name == "seq" else np.float64)
+        for name in COMPUTED_COLUMNS
+    }
+
+
+def kernel_outputs(outputs: dict[str, np.ndarray | None]) -> list[np.ndarray]:
+    """The arrays of :func:`new_outputs` a kernel writes, in column order."""
+    return [values for values in outputs.values() if values is not None]
+
+
 def computed_arrow_type(has_sd: bool) -> pa.StructType:
     """The UDF's per-row struct: computed columns (sd only where the system has it), the score as a
     DOUBLE, and the names."""

@@ -72,7 +72,7 @@ from ._chance_grid import (
 from ._chance_laplace import grid_cdf_sums
 from ._chance_lowrank import factors, lowrank_pair, lowrank_single, transposed
 from ._chance_naive import toeplitz_apply
-from ._replay import Parameter, ReplaySystem, replay_frame
+from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 ALGORITHMS = ("naive", "fast", "laplace")
 LUCK_NAIVE, LUCK_LOWRANK, LUCK_LAPLACE = 0, 1, 2
@@ -261,11 +261,6 @@ def chance_replay_kernel(
 # --------------------------------------------------------------------------------------------------
 # Python side: the numerical plan for a parameter set, priors, input checks.
 
-OUTPUT_FLOATS = (
-    "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-)
-
 
 def _luck_plan(params: dict, thetas: np.ndarray, counts: np.ndarray) -> dict:
     """Which luck algorithm runs, and the factorised operators of the fast path.
@@ -383,17 +378,16 @@ def _replay(prepared: PreparedMatches, priors, params: dict) -> tuple[dict, np.n
     drift = _drift_plan(params)
 
     rho = np.empty((int(used.sum()), size), dtype=np.float64)  # pages are touched on each player's first match
-    seq = np.empty(n, dtype=np.int64)
-    out = {name: np.empty(n, dtype=np.float64) for name in OUTPUT_FLOATS}
+    out = new_outputs(n)
     chance_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, theta_index,
         prepared.n_leagues, compact, rho, prior_mean, prior_sd, newcomer, x,
         luck["method"], beta, tables, luck["q_luck"], luck["op_a"], luck["op_b"], luck["fac_v"], luck["fac_ut"],
         luck["off_v"], luck["off_u"], luck["rank"], luck["max_rank"],
         drift["method"], drift["table"], drift["taps"], drift["q"],
-        seq, *(out[name] for name in OUTPUT_FLOATS),
+        *kernel_outputs(out),
     )
-    return {"seq": seq, **out}, rho, np.flatnonzero(used)
+    return out, rho, np.flatnonzero(used)
 
 
 def _run(prepared: PreparedMatches, priors, params: dict) -> dict:

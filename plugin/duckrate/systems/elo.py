@@ -18,7 +18,7 @@ from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ..priors import initial_states
-from ._replay import Parameter, ReplaySystem, replay_frame
+from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 
 @kernel
@@ -62,25 +62,17 @@ def elo_replay_kernel(
 
 
 def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
-    n = prepared.n_rows
     rating = initial_states(prepared, priors, {"rating": params["initial"]})["rating"]
     use_schedule = params["a"] is not None
-    out = {name: np.empty(n, dtype=np.float64) for name in ("expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after")}
-    seq = np.empty(n, dtype=np.int64)
+    out = new_outputs(prepared.n_rows, has_sd=False)
     elo_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
         rating, prepared.players_per_league() if use_schedule else np.zeros(prepared.n_leagues, np.int64),
         params["k"], params["scale"], params["advantage"],
         params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
-        seq, out["expected_a"], out["rating_a_before"], out["rating_b_before"], out["rating_a_after"], out["rating_b_after"],
+        *kernel_outputs(out),
     )
-    return {
-        "seq": seq, "expected_a": out["expected_a"],
-        "rating_a_before": out["rating_a_before"], "rating_b_before": out["rating_b_before"],
-        "sd_a_before": None, "sd_b_before": None,
-        "rating_a_after": out["rating_a_after"], "rating_b_after": out["rating_b_after"],
-        "sd_a_after": None, "sd_b_after": None,
-    }
+    return out
 
 
 def _check_schedule(params: dict) -> None:

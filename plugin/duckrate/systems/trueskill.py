@@ -33,7 +33,7 @@ from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, _row_key, reject_weights
 from ..priors import check_positive_priors, initial_states
-from ._replay import Parameter, ReplaySystem, replay_frame
+from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -314,22 +314,16 @@ def _check_outcomes(columns: dict, prepared: PreparedMatches, table: str) -> Non
 
 
 def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
-    n = prepared.n_rows
     states = initial_states(prepared, priors, {"rating": params["mu"], "sd": params["sigma"]})
     check_positive_priors(priors, ("sd",), "a TrueSkill σ")
-    names = (
-        "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-        "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
-    )
-    out = {name: np.empty(n, dtype=np.float64) for name in names}
-    seq = np.empty(n, dtype=np.int64)
+    out = new_outputs(prepared.n_rows)
     trueskill_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score,
         states["rating"], states["sd"], prepared.n_leagues,
         params["beta"], params["tau"], draw_margin(params["draw_probability"], params["beta"]),
-        seq, *(out[name] for name in names),
+        *kernel_outputs(out),
     )
-    return {"seq": seq, **out}
+    return out
 
 
 TRUESKILL = ReplaySystem(
