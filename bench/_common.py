@@ -301,6 +301,21 @@ def _generate_matches(n_matches: int, n_players: int, n_leagues: int, seed: int,
 # --------------------------------------------------------------------------------------------
 
 
+def benchmark_connection(data: Path):
+    """An in-memory DuckDB connection with duckrate registered and the cached file ``data`` ATTACHed
+    read-only as ``src`` (spilling, if any, to bench/.data/duckdb_tmp)."""
+    import duckdb
+
+    import duckrate
+
+    DUCKDB_TEMP_DIR.mkdir(parents=True, exist_ok=True)
+    con = duckdb.connect()
+    con.execute(f"SET temp_directory = '{DUCKDB_TEMP_DIR}'")
+    con.execute(f"ATTACH '{data}' AS src (READ_ONLY)")
+    duckrate.register(con)
+    return con
+
+
 def time_replay(con, replay_call: str, repeats: int, expected_rows: int) -> list[float]:
     """Seconds of ``CREATE OR REPLACE TABLE r AS SELECT * FROM <replay_call>``, ``repeats`` times; checks
     the row count (untimed) and drops ``r`` after each run."""

@@ -68,15 +68,7 @@ def _time_replay(con, bench: PeerBenchmark, table: str, repeats: int, expected_r
 
 
 def run_child(bench: PeerBenchmark, args) -> int:
-    import duckdb
-
-    import duckrate
-
-    common.DUCKDB_TEMP_DIR.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect()
-    con.execute(f"SET temp_directory = '{common.DUCKDB_TEMP_DIR}'")
-    con.execute(f"ATTACH '{args.data}' AS src (READ_ONLY)")
-    duckrate.register(con)
+    con = common.benchmark_connection(args.data)
     rss_attached = common.rss_bytes()
     n = con.execute("SELECT count(*) FROM src.main.matches").fetchone()[0]
 

@@ -109,15 +109,7 @@ def python_elo_table(con, table: str, n: int, k: float = K, initial: float = 150
 
 
 def run_child(args) -> int:
-    import duckdb
-
-    import duckrate
-
-    common.DUCKDB_TEMP_DIR.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect()
-    con.execute(f"SET temp_directory = '{common.DUCKDB_TEMP_DIR}'")
-    con.execute(f"ATTACH '{args.data}' AS src (READ_ONLY)")
-    duckrate.register(con)
+    con = common.benchmark_connection(args.data)
     rss_attached = common.rss_bytes()
     n = con.execute("SELECT count(*) FROM src.main.matches").fetchone()[0]
 

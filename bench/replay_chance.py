@@ -72,19 +72,11 @@ def _time(con, table: str, algorithm: str, repeats: int, expected_rows: int) -> 
 
 
 def run_child(args) -> int:
-    import duckdb
-
-    import duckrate
-
     from duckrate.systems._chance_grid import grid
     from duckrate.systems._chance_lowrank import factors
     from duckrate.systems.chance import CHANCE
 
-    common.DUCKDB_TEMP_DIR.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect()
-    con.execute(f"SET temp_directory = '{common.DUCKDB_TEMP_DIR}'")
-    con.execute(f"ATTACH '{args.data}' AS src (READ_ONLY)")
-    duckrate.register(con)
+    con = common.benchmark_connection(args.data)
     n = con.execute("SELECT count(*) FROM src.main.matches").fetchone()[0]
     players = con.execute(
         "SELECT count(*) FROM (SELECT player_a FROM src.main.matches UNION SELECT player_b FROM src.main.matches)"

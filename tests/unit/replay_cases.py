@@ -349,6 +349,17 @@ def assert_seq_is_one_based_and_contiguous_per_league(out):
         assert sorted(group["seq"].to_list()) == list(range(1, group.height + 1)), league
 
 
+def assert_after_state_is_carried_into_the_next_match(out: pl.DataFrame) -> None:
+    """Each player's before-values in a match equal their after-values in their previous match."""
+    last = {}
+    for row in out.sort("league", "seq", nulls_last=True).iter_rows(named=True):
+        for side in "ab":
+            key = (row["league"], row[f"player_{side}"])
+            if key in last:
+                assert (row[f"rating_{side}_before"], row[f"sd_{side}_before"]) == last[key]
+            last[key] = (row[f"rating_{side}_after"], row[f"sd_{side}_after"])
+
+
 def assert_leagues_are_independent(run, frame):
     """Replaying one league alone gives that league's rows of the whole replay, bit for bit."""
     whole = run(frame)

@@ -38,6 +38,7 @@ from duckrate.systems._chance_laplace import grid_cdf_sums, grid_pdf_sums, lapla
 from duckrate.systems._chance_lowrank import cross_approximation, factors
 from duckrate.systems._chance_naive import drift, posterior, toeplitz_apply
 from duckrate.systems.chance import CHANCE, chance, posteriors
+from replay_cases import assert_after_state_is_carried_into_the_next_match
 
 # the module itself (``duckrate.systems.chance`` may also name the function once the package exports it)
 chance_module = importlib.import_module("duckrate.systems.chance")
@@ -561,13 +562,7 @@ def test_draws_between_equals_leave_means_unchanged(params):
 
 def test_after_state_is_carried_into_the_next_match():
     out = chance(random_history(8, n=300), priors=RANDOM_PRIORS)
-    last = {}
-    for row in out.sort("league", "seq", nulls_last=True).iter_rows(named=True):
-        for side in "ab":
-            key = (row["league"], row[f"player_{side}"])
-            if key in last:
-                assert (row[f"rating_{side}_before"], row[f"sd_{side}_before"]) == last[key]
-            last[key] = (row[f"rating_{side}_after"], row[f"sd_{side}_after"])
+    assert_after_state_is_carried_into_the_next_match(out)
 
 
 def test_priors_and_newcomers_start_where_expected():

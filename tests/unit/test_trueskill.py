@@ -32,6 +32,7 @@ from duckrate.systems.trueskill import (
 )
 from replay_cases import (
     CONTRACT_COLUMNS,
+    assert_after_state_is_carried_into_the_next_match,
     assert_leagues_are_independent,
     assert_mirrors,
     assert_null_weight_means_one,
@@ -340,13 +341,7 @@ def test_seq_is_one_based_and_contiguous_per_league():
 
 def test_after_state_is_carried_into_the_next_match():
     out = trueskill(random_history(5), priors=RANDOM_PRIORS)
-    last = {}
-    for row in out.sort("league", "seq", nulls_last=True).iter_rows(named=True):
-        for side in "ab":
-            key = (row["league"], row[f"player_{side}"])
-            if key in last:
-                assert (row[f"rating_{side}_before"], row[f"sd_{side}_before"]) == last[key]
-            last[key] = (row[f"rating_{side}_after"], row[f"sd_{side}_after"])
+    assert_after_state_is_carried_into_the_next_match(out)
 
 
 def test_leagues_are_independent():
