@@ -17,6 +17,9 @@ import polars as pl
 GROUP_KEYS: tuple[str, str] = ("league", "system")
 """Columns that identify one independent replay (a league rated by a system)."""
 
+PLAYER_FORECAST_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "seq", "player_a", "player_b", "expected_a", "score_a")
+"""Replay columns read by the marts that follow each player's games (calibration_summary, loss_curve)."""
+
 PROBABILITY_CLIP: float = 1e-15
 """Forecasts are clipped to ``[PROBABILITY_CLIP, 1 - PROBABILITY_CLIP]`` before ``log``."""
 

@@ -11,6 +11,7 @@ import polars as pl
 
 from duckrate.evaluation._replay_frame import (
     GROUP_KEYS,
+    PLAYER_FORECAST_COLUMNS,
     Z_95,
     log_loss_expr,
     require_columns,
@@ -42,15 +43,7 @@ CALIBRATION_SUMMARY_COLUMNS: tuple[str, ...] = (
 """Columns of the frame :func:`calibration_summary` returns, in order."""
 
 _FORECAST_COLUMNS: tuple[str, ...] = ("league", "system", "expected_a", "score_a")
-_SUMMARY_COLUMNS: tuple[str, ...] = (
-    "league",
-    "system",
-    "seq",
-    "player_a",
-    "player_b",
-    "expected_a",
-    "score_a",
-)
+_SUMMARY_COLUMNS: tuple[str, ...] = PLAYER_FORECAST_COLUMNS
 _SD_BEFORE_COLUMNS: tuple[str, ...] = ("sd_a_before", "sd_b_before")
 
 

@@ -8,20 +8,13 @@ import polars as pl
 
 from duckrate.evaluation._replay_frame import (
     GROUP_KEYS,
+    PLAYER_FORECAST_COLUMNS,
     log_loss_expr,
     require_columns,
     require_forecasts,
 )
 
-LOSS_CURVE_INPUT_COLUMNS: tuple[str, ...] = (
-    "league",
-    "system",
-    "seq",
-    "player_a",
-    "player_b",
-    "expected_a",
-    "score_a",
-)
+LOSS_CURVE_INPUT_COLUMNS: tuple[str, ...] = PLAYER_FORECAST_COLUMNS
 """Replay columns that :func:`loss_curve` reads."""
 
 LOSS_CURVE_COLUMNS: tuple[str, ...] = ("league", "system", "t", "t_over_n", "mean_log_loss")
