@@ -365,13 +365,10 @@ def _replay(prepared: PreparedMatches, priors, params: dict) -> tuple[dict, np.n
 
     # distinct results: Λ (θ = 1) always first, then every other score present
     present, counts = np.unique(prepared.score, return_counts=True)
-    thetas = np.concatenate([[1.0], present[present != 1.0]])
+    others = present[present != 1.0]
+    thetas = np.concatenate([[1.0], others])
     counts = np.concatenate([[0], counts[present != 1.0]])
-    theta_index = np.searchsorted(present, prepared.score)  # into `present`
-    remap = np.empty(len(present), dtype=np.int64)
-    for i, value in enumerate(present):
-        remap[i] = int(np.flatnonzero(thetas == value)[0])
-    theta_index = remap[theta_index] if n else np.zeros(0, np.int64)
+    theta_index = np.where(prepared.score == 1.0, 0, np.searchsorted(others, prepared.score) + 1).astype(np.int64)
     code, beta, h = sigmoid_code(params["sigmoid"]), params["beta"], grid_step(size, params["grid_max"])
     tables = np.stack([luck_table(float(theta), beta, code, size, h) for theta in thetas])
     luck = _luck_plan(params, thetas, counts)
