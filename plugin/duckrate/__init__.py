@@ -9,7 +9,7 @@ from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
 from .sql.registry import register
-from .systems import chance, elo, glicko, glicko2, trueskill
+from .systems import chance, elo, elo2k, glicko, glicko2, pairwise, trueskill
 
 __all__ = [
     "DuckrateInputError",
@@ -17,11 +17,13 @@ __all__ = [
     "calibration_summary",
     "chance",
     "elo",
+    "elo2k",
     "evaluation",
     "glicko",
     "glicko2",
     "leaderboard",
     "loss_curve",
+    "pairwise",
     "register",
     "trueskill",
 ]

@@ -60,13 +60,16 @@ def test_bad_rows_land_in_rejected_matches_with_a_reason(plain):
     assert raw == staged + rejected  # nothing silently dropped
 
 
-SYSTEMS = ("elo", "glicko", "glicko2", "trueskill", "chance")
+SYSTEMS = ("elo", "glicko", "glicko2", "trueskill", "chance", "elo2k", "pairwise")
+WITHOUT_SD = ("elo", "elo2k", "pairwise")
 DEMO_PARAMS = {  # demo/dbt_project.yml's duckrate_params
     "elo": {"k": 20, "advantage": 35},
     "glicko": {"period_length": 0.25},
     "glicko2": {"period_length": 0.25},
     "trueskill": {},
     "chance": {},
+    "elo2k": {},
+    "pairwise": {},
 }
 
 
@@ -79,7 +82,7 @@ def test_dbt_replay_equals_the_python_api(plain, system):
     assert actual.select("league", "seq", "match_id", "player_a", "player_b").equals(
         expected.select("league", "seq", "match_id", "player_a", "player_b")
     )
-    columns = ["expected_a", "rating_a_before", "rating_b_after"] + (["sd_a_before", "sd_b_after"] if system != "elo" else [])
+    columns = ["expected_a", "rating_a_before", "rating_b_after"] + (["sd_a_before", "sd_b_after"] if system not in WITHOUT_SD else [])
     for column in columns:
         assert (actual[column] - expected[column]).abs().max() < 1e-9, column
     assert plain.sql(f"SELECT count(*) FROM replays WHERE system = '{system}'").fetchall()[0][0] == actual.height
@@ -97,7 +100,7 @@ def test_leaderboard_ranks_every_player_once(plain):
             ranks = board.filter((pl.col("league") == league) & (pl.col("system") == system))["rank"].sort().to_list()
             assert ranks == list(range(1, count + 1))
         sds = board.filter(pl.col("system") == system)["sd"]
-        assert sds.null_count() == (sds.len() if system == "elo" else 0)
+        assert sds.null_count() == (sds.len() if system in WITHOUT_SD else 0)
     assert board.schema["last_played_at"] == pl.Datetime("us")
     # the leader's rating is the rating after their last replayed match
     top = board.filter((pl.col("league") == "league_1") & (pl.col("rank") == 1) & (pl.col("system") == "elo")).row(0, named=True)

@@ -1,5 +1,6 @@
-"""glicko_replay, glicko2_replay, trueskill_replay and chance_replay in real DuckDB: agreement with the Python functions,
-rating periods, priors with sd and volatility, parameter errors, determinism across thread counts."""
+"""glicko_replay, glicko2_replay, trueskill_replay, chance_replay, elo2k_replay and pairwise_replay in real DuckDB:
+agreement with the Python functions, rating periods, priors with sd and volatility, parameter errors, determinism
+across thread counts."""
 
 from __future__ import annotations
 
@@ -16,7 +17,8 @@ NUMBER_COLUMNS = [
     "score_a", "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
     "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
 ]
-PYTHON = {"glicko": duckrate.glicko, "glicko2": duckrate.glicko2, "trueskill": duckrate.trueskill, "chance": duckrate.chance}
+PYTHON = {"glicko": duckrate.glicko, "glicko2": duckrate.glicko2, "trueskill": duckrate.trueskill, "chance": duckrate.chance,
+          "elo2k": duckrate.elo2k, "pairwise": duckrate.pairwise}
 
 
 def source_frame(seed: int, fractional: bool) -> pl.DataFrame:
@@ -59,6 +61,9 @@ def assert_same(got: pl.DataFrame, want: pl.DataFrame) -> None:
     exact = ["league", "seq", "match_id", "played_at", "player_a", "player_b"]
     assert got.select(exact).equals(want.select(exact))
     for column in NUMBER_COLUMNS:
+        if want[column].null_count() == want.height:  # a system without uncertainty: NULL on both paths
+            assert got[column].null_count() == got.height, column
+            continue
         values = got[column].to_numpy()
         assert np.isfinite(values).all(), column
         np.testing.assert_array_equal(values, want[column].to_numpy(), err_msg=column)  # same kernel: bit for bit
@@ -74,6 +79,10 @@ CASES = [
     ("chance", {}, False),
     ("chance", {"sigmoid": "laplace", "kernel": "laplace", "algorithm": "laplace", "grid_points": 401}, True),
     ("chance", {"sigmoid": "normal", "beta": 0.95, "algorithm": "naive", "grid_points": 201, "grid_max": 5.0}, True),
+    ("elo2k", {}, False),
+    ("elo2k", {"dim": 2, "a": 0.1, "b": 50.0, "seed": 7, "init_max": 0.3}, False),
+    ("pairwise", {}, False),
+    ("pairwise", {"prior_games": 3.0, "scale": 173.7178}, False),
 ]
 
 
@@ -85,6 +94,9 @@ def test_sql_equals_python(con, system, params, ternary):
     want = PYTHON[system](frame, **params)
     assert_same(got, want)
     assert got.height == N_ROWS
+    if system not in ("elo2k", "pairwise"):
+        return
+    assert got["sd_a_before"].null_count() == N_ROWS  # no uncertainty: NULL sd columns
 
 
 @pytest.mark.parametrize("system", ["glicko", "glicko2"])
@@ -137,6 +149,9 @@ def test_sql_priors_with_sd(con, system):
         ("chance", "sigmoid := 'probit'", "sigmoid"),
         ("chance", "grid_points := 2", "grid_points"),
         ("chance", "algorithm := 'laplace'", "laplace"),
+        ("elo2k", "dim := 0", "dim"),
+        ("elo2k", "a := 1.0", "a and b"),
+        ("pairwise", "prior_games := -1", "prior_games"),
     ],
 )
 def test_sql_bad_parameter(con, system, arguments_sql, shown):
@@ -151,7 +166,7 @@ def test_sql_trueskill_rejects_fractional_scores(con):
         con.sql("SELECT * FROM trueskill_replay('matches')").fetchall()
 
 
-@pytest.mark.parametrize("system", ["glicko", "glicko2", "trueskill", "chance"])
+@pytest.mark.parametrize("system", ["glicko", "glicko2", "trueskill", "chance", "elo2k", "pairwise"])
 def test_sql_determinism_and_threads(con, system):
     load(con, source_frame(seed=9, fractional=system != "trueskill"))
     query = f"SELECT * FROM {system}_replay('matches') ORDER BY league NULLS LAST, seq"

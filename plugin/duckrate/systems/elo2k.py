@@ -1,0 +1,205 @@
+"""Elo2k (mElo): Elo with a vector pair per player, able to represent non-transitive games.
+
+Tang, Wang & Jin, "Elo misspecification", Appendix D, eq. (7): each player i holds ``U_i, V_i ∈ R^k``;
+the forecast is ``p = σ(U_a·V_b - U_b·V_a)`` and a game is one step of online gradient ascent on the
+log-likelihood, all four vectors updated from their old values::
+
+    U_a += η (s - p) V_b      U_b -= η (s - p) V_a
+    V_a -= η (s - p) U_b      V_b += η (s - p) U_a
+
+with η fixed (``eta``) or the decaying schedule ``η_t = sqrt(a·N/(t + b))``. Every entry starts from
+Uniform[0, ``init_max``] (0.1 in the paper), seeded per player name (see ``_player_seeds``).
+
+Elo2k has no scalar rating, so the ``rating_*`` columns report the player's mean forecast log-odds
+against the rest of the league's field, on the display scale:
+``rating_i = initial + scale/ln10 · Σ_{j≠i} (U_i·V_j - U_j·V_i) / (N - 1)``, which for Elo itself is
+``θ_i - mean θ``. The sum is bilinear, ``U_i·ΣV - V_i·ΣU``, so it costs O(k) per match with running
+sums of U and V per league (summed first in a fixed order of players, so the result never depends on
+row order).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from .._numba import kernel
+from ..errors import DuckrateInputError
+from ..matches import PreparedMatches
+from ._player_seeds import player_digests, uniform_rows
+from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+
+
+@kernel
+def _league_sums(vectors, state_league, canonical, n_leagues, used):
+    """Per-league sums of the used slots' vectors, added in ``canonical`` slot order."""
+    sums = np.zeros((n_leagues, vectors.shape[1]), dtype=np.float64)
+    for position in range(canonical.shape[0]):
+        slot = canonical[position]
+        if used[slot]:
+            for d in range(vectors.shape[1]):
+                sums[state_league[slot], d] += vectors[slot, d]
+    return sums
+
+
+@kernel
+def _mean_logit(u, v, slot, sum_u, sum_v, league, others):
+    """Σ_j (U_slot·V_j - U_j·V_slot) / others, from the league's running sums."""
+    total = 0.0
+    for d in range(u.shape[1]):
+        total += u[slot, d] * sum_v[league, d] - v[slot, d] * sum_u[league, d]
+    return total / others
+
+
+@kernel
+def elo2k_replay_kernel(
+    order, state_a, state_b, league, score, weight, u, v, sum_u, sum_v, league_players,
+    eta, schedule_a, schedule_b, use_schedule, initial, points_per_logit,
+    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
+):
+    """Replay matches in ``order``, updating ``u``, ``v`` (slot x k) and the league sums in place."""
+    weighted = weight.shape[0] == order.shape[0]
+    k = u.shape[1]
+    played_in_league = np.zeros(league_players.shape[0], dtype=np.int64)
+    for position in range(order.shape[0]):
+        row = order[position]
+        a = state_a[row]
+        b = state_b[row]
+        this_league = league[row]
+        t = played_in_league[this_league] + 1
+        played_in_league[this_league] = t
+        others = max(league_players[this_league] - 1, 1)
+        logit = 0.0
+        for d in range(k):
+            logit += u[a, d] * v[b, d] - u[b, d] * v[a, d]
+        p = 1.0 / (1.0 + math.exp(-logit))
+        rating_a_before[row] = initial + points_per_logit * _mean_logit(u, v, a, sum_u, sum_v, this_league, others)
+        rating_b_before[row] = initial + points_per_logit * _mean_logit(u, v, b, sum_u, sum_v, this_league, others)
+        if use_schedule:
+            step = math.sqrt(schedule_a * league_players[this_league] / (t + schedule_b))
+        else:
+            step = eta
+        g = step * (weight[row] if weighted else 1.0) * (score[row] - p)
+        for d in range(k):
+            ua = u[a, d]
+            ub = u[b, d]
+            va = v[a, d]
+            vb = v[b, d]
+            du_a = g * vb
+            du_b = -g * va
+            dv_a = -g * ub
+            dv_b = g * ua
+            u[a, d] = ua + du_a
+            u[b, d] = ub + du_b
+            v[a, d] = va + dv_a
+            v[b, d] = vb + dv_b
+            sum_u[this_league, d] += du_a + du_b
+            sum_v[this_league, d] += dv_a + dv_b
+        seq[row] = t
+        expected_a[row] = p
+        rating_a_after[row] = initial + points_per_logit * _mean_logit(u, v, a, sum_u, sum_v, this_league, others)
+        rating_b_after[row] = initial + points_per_logit * _mean_logit(u, v, b, sum_u, sum_v, this_league, others)
+
+
+def starting_vectors(prepared: PreparedMatches, dim: int, seed: int, init_max: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """U and V (slot x dim) drawn per player name and seed, and the slots in a canonical order
+    (league, then player digest) that does not depend on how the rows were ordered or encoded."""
+    digests = player_digests(prepared.players, seed)
+    digest_of_slot = np.ascontiguousarray(digests[prepared.state_player])
+    both = uniform_rows(digest_of_slot, 2 * dim, init_max)
+    canonical = np.lexsort((digest_of_slot, prepared.state_league)).astype(np.int64)
+    return np.ascontiguousarray(both[:, :dim]), np.ascontiguousarray(both[:, dim:]), canonical
+
+
+def reject_priors(priors, system: str) -> None:
+    """Systems without a scalar starting state cannot take a ``priors`` table: say so rather than ignore it."""
+    if priors is not None and len(next(iter(priors.values()), [])) > 0:
+        raise DuckrateInputError(
+            f"{system}: a player_priors table was given, but {system} has no scalar starting state a prior "
+            "rating could set; expected no priors (or an empty table)"
+        )
+
+
+def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+    reject_priors(priors, "elo2k")
+    dim = params["dim"]
+    u, v, canonical = starting_vectors(prepared, dim, params["seed"], params["init_max"])
+    used = np.zeros(prepared.n_states, dtype=np.bool_)
+    used[prepared.state_a] = True
+    used[prepared.state_b] = True
+    sum_u = _league_sums(u, prepared.state_league, canonical, prepared.n_leagues, used)
+    sum_v = _league_sums(v, prepared.state_league, canonical, prepared.n_leagues, used)
+    use_schedule = params["a"] is not None
+    out = new_outputs(prepared.n_rows, has_sd=False)
+    elo2k_replay_kernel(
+        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
+        u, v, sum_u, sum_v, prepared.players_per_league(),
+        params["eta"], params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
+        params["initial"], params["scale"] / math.log(10.0),
+        *kernel_outputs(out),
+    )
+    return out
+
+
+def _check_schedule(params: dict) -> None:
+    if (params["a"] is None) != (params["b"] is None):
+        raise DuckrateInputError(
+            f"elo2k: parameters a and b go together (decaying schedule η_t = sqrt(a·N/(t+b))); got a={params['a']}, b={params['b']}"
+        )
+
+
+DEFAULT_ETA = 32.0 * math.log(10.0) / 400.0  # the step of Elo with K = 32, in natural units
+
+ELO2K = ReplaySystem(
+    name="elo2k",
+    parameters=(
+        Parameter("dim", 4, "an integer vector dimension k between 1 and 64", lambda v: 1 <= v <= 64, integer=True),
+        Parameter("eta", DEFAULT_ETA, "a finite learning rate η > 0 (natural units)", lambda v: math.isfinite(v) and v > 0),
+        Parameter("a", None, "a > 0 for the decaying schedule, or NULL for a fixed η", lambda v: math.isfinite(v) and v > 0, nullable=True),
+        Parameter("b", None, "b >= 0 for the decaying schedule, or NULL for a fixed η", lambda v: math.isfinite(v) and v >= 0, nullable=True),
+        Parameter("seed", 0, "an integer seed", lambda v: math.isfinite(v) and -(2**63) <= v < 2**63, integer=True),
+        Parameter("init_max", 0.1, "a finite init_max >= 0 (entries start Uniform[0, init_max])", lambda v: math.isfinite(v) and v >= 0),
+        Parameter("initial", 1500.0, "a finite display offset"),
+        Parameter("scale", 400.0, "a finite scale > 0 (400: Elo points)", lambda v: math.isfinite(v) and v > 0),
+    ),
+    run=_run,
+    check=_check_schedule,
+    has_sd=False,
+)
+
+
+def elo2k(
+    matches: pl.DataFrame,
+    dim: int = 4,
+    eta: float = DEFAULT_ETA,
+    a: float | None = None,
+    b: float | None = None,
+    seed: int = 0,
+    init_max: float = 0.1,
+    initial: float = 1500.0,
+    scale: float = 400.0,
+    priors: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Elo2k (mElo) replay over a matches table.
+
+    Parameters
+    ----------
+    matches : DataFrame with ``match_id``, ``played_at``, ``player_a``, ``player_b``, ``score_a`` and
+        optionally ``league`` and ``weight`` (multiplies the step).
+    dim : k, the length of each player's U and V (4 in the paper).
+    eta : fixed learning rate in natural units (default: Elo's K = 32 step, 32·ln10/400).
+    a, b : decaying schedule ``η_t = sqrt(a·N/(t+b))`` (Appendix D); give both or neither.
+    seed : seeds each player's Uniform[0, init_max] starting entries (by player name).
+    init_max : upper end of the starting entries (0.1 in the paper).
+    initial, scale : display scale of the reported ratings.
+    priors : not supported (Elo2k has no scalar state); a non-empty table is an error.
+
+    Returns
+    -------
+    DataFrame with one row per match, the replay columns; ``expected_a = σ(U_a·V_b - U_b·V_a)`` before
+    the match and ``rating_*`` the mean log-odds against the league's field on the display scale.
+    """
+    return replay_frame(ELO2K, matches, priors, dim=dim, eta=eta, a=a, b=b, seed=seed, init_max=init_max,
+                        initial=initial, scale=scale)

@@ -1,0 +1,137 @@
+"""Pairwise: the empirical win rate of each pair of players, shrunk towards one half.
+
+Tang, Wang & Jin, "Elo misspecification", Appendix D, eq. (8): the forecast for a game between a and b
+is ``P[a, b] = (5 + wins_ab) / (10 + games_ab)``, counted over their earlier games; a draw is half a win
+each way and a match ``weight`` counts as that many games. ``prior_games`` generalises the 10 (and its
+half, the 5). It has N(N-1)/2 parameters, which is why it needs dense data.
+
+Pairwise has no scalar rating, so the ``rating_*`` columns report the player's mean forecast log-odds
+against the rest of the league's field, on the display scale:
+``rating_i = initial + scale/ln10 · Σ_{j≠i} logit P[i, j] / (N - 1)`` (pairs never played count as
+P = ½, logit 0), kept as a running sum per player.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+
+from .._numba import kernel
+from ..matches import PreparedMatches
+from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from .elo2k import reject_priors
+
+
+def pair_index(prepared: PreparedMatches) -> tuple[np.ndarray, int]:
+    """A dense index per row of its unordered pair of state slots, and the number of pairs."""
+    low = np.minimum(prepared.state_a, prepared.state_b)
+    high = np.maximum(prepared.state_a, prepared.state_b)
+    keys = low * np.int64(prepared.n_states) + high
+    unique, inverse = np.unique(keys, return_inverse=True)
+    return np.ascontiguousarray(inverse.reshape(-1), dtype=np.int64), int(unique.size)
+
+
+@kernel
+def pairwise_replay_kernel(
+    order, state_a, state_b, league, score, weight, pair, n_pairs, n_states, league_players,
+    prior_games, initial, points_per_logit,
+    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
+):
+    """Replay matches in ``order``. ``wins_low[pair]``/``wins_high[pair]`` count the wins of the pair's
+    lower/higher slot, each accumulated on its own (never as games minus the other's wins), so the
+    result does not depend on which player got the lower slot."""
+    weighted = weight.shape[0] == order.shape[0]
+    wins_low = np.zeros(n_pairs, dtype=np.float64)
+    wins_high = np.zeros(n_pairs, dtype=np.float64)
+    games = np.zeros(n_pairs, dtype=np.float64)
+    logit_sum = np.zeros(n_states, dtype=np.float64)
+    half = 0.5 * prior_games
+    played_in_league = np.zeros(league_players.shape[0], dtype=np.int64)
+    for position in range(order.shape[0]):
+        row = order[position]
+        a = state_a[row]
+        b = state_b[row]
+        this_league = league[row]
+        t = played_in_league[this_league] + 1
+        played_in_league[this_league] = t
+        others = max(league_players[this_league] - 1, 1)
+        k = pair[row]
+        a_is_low = a < b
+        wins_a = wins_low[k] if a_is_low else wins_high[k]
+        p = (half + wins_a) / (prior_games + games[k])
+        old_logit = math.log(p) - math.log1p(-p)
+        rating_a_before[row] = initial + points_per_logit * logit_sum[a] / others
+        rating_b_before[row] = initial + points_per_logit * logit_sum[b] / others
+        w = weight[row] if weighted else 1.0
+        won = w * score[row]
+        lost = w * (1.0 - score[row])
+        if a_is_low:
+            wins_low[k] += won
+            wins_high[k] += lost
+            wins_a = wins_low[k]
+        else:
+            wins_high[k] += won
+            wins_low[k] += lost
+            wins_a = wins_high[k]
+        games[k] += w
+        p_new = (half + wins_a) / (prior_games + games[k])
+        change = (math.log(p_new) - math.log1p(-p_new)) - old_logit
+        logit_sum[a] += change
+        logit_sum[b] -= change
+        seq[row] = t
+        expected_a[row] = p
+        rating_a_after[row] = initial + points_per_logit * logit_sum[a] / others
+        rating_b_after[row] = initial + points_per_logit * logit_sum[b] / others
+
+
+def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+    reject_priors(priors, "pairwise")
+    pair, n_pairs = pair_index(prepared)
+    out = new_outputs(prepared.n_rows, has_sd=False)
+    pairwise_replay_kernel(
+        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
+        pair, n_pairs, prepared.n_states, prepared.players_per_league(),
+        params["prior_games"], params["initial"], params["scale"] / math.log(10.0),
+        *kernel_outputs(out),
+    )
+    return out
+
+
+PAIRWISE = ReplaySystem(
+    name="pairwise",
+    parameters=(
+        Parameter("prior_games", 10.0, "a finite prior_games > 0 (pseudo-games at one half; 10 in the paper)",
+                  lambda v: math.isfinite(v) and v > 0),
+        Parameter("initial", 1500.0, "a finite display offset"),
+        Parameter("scale", 400.0, "a finite scale > 0 (400: Elo points)", lambda v: math.isfinite(v) and v > 0),
+    ),
+    run=_run,
+    has_sd=False,
+)
+
+
+def pairwise(
+    matches: pl.DataFrame,
+    prior_games: float = 10.0,
+    initial: float = 1500.0,
+    scale: float = 400.0,
+    priors: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Pairwise replay over a matches table.
+
+    Parameters
+    ----------
+    matches : DataFrame with ``match_id``, ``played_at``, ``player_a``, ``player_b``, ``score_a`` and
+        optionally ``league`` and ``weight`` (a match counts as ``weight`` games).
+    prior_games : pseudo-games at one half in the shrinkage ``(prior_games/2 + wins)/(prior_games + games)``.
+    initial, scale : display scale of the reported ratings.
+    priors : not supported (Pairwise has no scalar state); a non-empty table is an error.
+
+    Returns
+    -------
+    DataFrame with one row per match, the replay columns; ``expected_a`` is P[a, b] before the match and
+    ``rating_*`` the mean log-odds against the league's field on the display scale.
+    """
+    return replay_frame(PAIRWISE, matches, priors, prior_games=prior_games, initial=initial, scale=scale)
