@@ -12,6 +12,9 @@ Two generators are provided:
   first-mover advantage) between players paired by a running Elo estimate.
 * :func:`generate_contests` -- multi-player contests (many players, one
   ranking each) with competition-ranking ties.
+* :func:`win_matrix` and :func:`matrix_matches` -- the known-truth win matrices
+  (Bradley-Terry, SST and WST by row, diagonal or entry), drifting win rates and
+  rating-window matchmaking of Tang, Wang & Jin, Appendix F (``_win_matrices``).
 
 :func:`write_demo_seeds` writes the two small CSV seeds bundled with the dbt
 package (in a *raw* layout, with a few deliberately bad match rows), and
@@ -33,6 +36,8 @@ import numpy as np
 import polars as pl
 
 from ._numba import kernel
+from ._win_matrices import KINDS as WIN_MATRIX_KINDS
+from ._win_matrices import MATCHMAKING, matrix_matches, win_matrix
 
 __all__ = [
     "DEMO_BAD_MATCH_ROWS",
@@ -40,6 +45,8 @@ __all__ = [
     "generate_contests",
     "generate_matches",
     "main",
+    "matrix_matches",
+    "win_matrix",
     "write_demo_seeds",
 ]
 
@@ -630,6 +637,15 @@ def _build_parser() -> argparse.ArgumentParser:
     contests.add_argument("--seed", type=int, default=0)
     contests.add_argument("--out", type=Path, required=True)
 
+    matrix = commands.add_parser("matrix", help="games drawn from a known win matrix (Tang, Wang & Jin, Appendix F)")
+    matrix.add_argument("--kind", choices=WIN_MATRIX_KINDS, required=True)
+    matrix.add_argument("--final-kind", choices=WIN_MATRIX_KINDS, help="drift linearly towards a second matrix")
+    matrix.add_argument("--n-players", type=int, required=True)
+    matrix.add_argument("--n-matches", type=int, required=True)
+    matrix.add_argument("--matchmaking", choices=MATCHMAKING, default="uniform")
+    matrix.add_argument("--seed", type=int, default=0)
+    matrix.add_argument("--out", type=Path, required=True)
+
     demo = commands.add_parser("demo-seeds", help="write the bundled demo seed CSVs")
     demo.add_argument("--dir", type=Path, required=True)
     return parser
@@ -651,6 +667,11 @@ def main(argv: list[str] | None = None) -> int:
                 args.seed,
                 n_leagues=args.n_leagues,
             )
+            _write_frame(frame, args.out)
+        elif args.command == "matrix":
+            start = win_matrix(args.kind, args.n_players, args.seed)
+            final = None if args.final_kind is None else win_matrix(args.final_kind, args.n_players, args.seed + 1)
+            frame = matrix_matches(start, args.n_matches, args.seed, args.matchmaking, final_matrix=final)
             _write_frame(frame, args.out)
         else:
             write_demo_seeds(args.dir)
