@@ -1,6 +1,7 @@
 {#-
-  SELECT over one of duckrate's mart table macros (leaderboard, calibration_bins, calibration_summary,
-  loss_curve) applied to a replay relation, e.g. {{ duckrate.mart('calibration_bins', ref('replays'), {'bins': 20}) }}.
+  SELECT over one of duckrate's table macros that read a whole relation (leaderboard, calibration_bins,
+  calibration_summary, loss_curve over a replay; bt_lr_test over matches), with named parameters, e.g.
+  {{ duckrate.mart('calibration_bins', ref('replays'), {'bins': 20}) }}.
 -#}
 {% macro mart(name, relation, params={}) -%}
   select * from {{ name }}({{ duckrate._relation_literal(relation) }}

@@ -8,11 +8,13 @@ SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 
 from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
+from .fits.bt_lr_test import bt_lr_test
 from .sql.registry import register
 from .systems import chance, elo, elo2k, glicko, glicko2, pairwise, trueskill
 
 __all__ = [
     "DuckrateInputError",
+    "bt_lr_test",
     "calibration_bins",
     "calibration_summary",
     "chance",

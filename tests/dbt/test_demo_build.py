@@ -19,7 +19,7 @@ from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
 
 REPO = Path(__file__).resolve().parents[2]
 MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve")
-ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo", "replays", *MART_TABLES)
+ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo", "replays", "bt_tests", *MART_TABLES)
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +143,11 @@ def test_chance_established_view_uses_the_papers_sd_filter(plain):
     got = dict(plain.sql("SELECT league, n_established FROM calibration_summary WHERE system = 'chance'").fetchall())
     assert got == expected
     assert 0 < sum(got.values()) < replay.height  # the filter bites, but not everything
+
+
+def test_bt_tests_has_every_test_per_league_as_the_python_api(plain):
+    staged = plain.sql("SELECT match_id, played_at, player_a, player_b, score_a, league FROM stg_matches").pl()
+    expected = duckrate.bt_lr_test(staged)
+    actual = plain.sql("SELECT * FROM bt_tests").pl()
+    assert actual.sort("league", "test").equals(expected.sort("league", "test"))
+    assert actual.height == 6 * staged["league"].n_unique()

@@ -87,6 +87,36 @@ class Parameter:
     integer: bool = False
 
 
+def resolve_parameters(owner: str, parameters: tuple[Parameter, ...], given: dict) -> dict:
+    """``parameters``' defaults overlaid with ``given``, each value checked against its declaration;
+    raises :class:`DuckrateInputError` naming ``owner`` on an unknown name or a bad value."""
+    known = {p.name: p for p in parameters}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise DuckrateInputError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}")
+    params = {}
+    for name, parameter in known.items():
+        value = given.get(name, parameter.default)
+        if value is None:
+            if not parameter.nullable:
+                raise DuckrateInputError(f"{owner}: parameter {name} is NULL; expected {parameter.expected}")
+            params[name] = None
+            continue
+        if parameter.choices is not None:
+            if not isinstance(value, str) or value.lower() not in parameter.choices:
+                raise DuckrateInputError(f"{owner}: parameter {name} = {value!r}; expected {parameter.expected}")
+            params[name] = value.lower()
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, np.integer, np.floating)):
+            raise DuckrateInputError(f"{owner}: parameter {name} = {value!r}; expected {parameter.expected}")
+        given_value, value = value, float(value)
+        if not parameter.valid(value) or (parameter.integer and not value.is_integer()):
+            shown = given_value if isinstance(given_value, (int, np.integer)) else value
+            raise DuckrateInputError(f"{owner}: parameter {name} = {shown!r}; expected {parameter.expected}")
+        params[name] = int(value) if parameter.integer else value
+    return params
+
+
 @dataclass(frozen=True)
 class ReplaySystem:
     """A rating system replayed over matches in time order."""
@@ -106,32 +136,7 @@ class ReplaySystem:
 
     def resolve(self, given: dict) -> dict:
         """Defaults overlaid with ``given``, each value checked; raises on unknown or bad values."""
-        known = {p.name: p for p in self.parameters}
-        unknown = sorted(set(given) - set(known))
-        if unknown:
-            raise DuckrateInputError(
-                f"{self.name}: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}"
-            )
-        params = {}
-        for name, parameter in known.items():
-            value = given.get(name, parameter.default)
-            if value is None:
-                if not parameter.nullable:
-                    raise DuckrateInputError(f"{self.name}: parameter {name} is NULL; expected {parameter.expected}")
-                params[name] = None
-                continue
-            if parameter.choices is not None:
-                if not isinstance(value, str) or value.lower() not in parameter.choices:
-                    raise DuckrateInputError(f"{self.name}: parameter {name} = {value!r}; expected {parameter.expected}")
-                params[name] = value.lower()
-                continue
-            if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, np.integer, np.floating)):
-                raise DuckrateInputError(f"{self.name}: parameter {name} = {value!r}; expected {parameter.expected}")
-            given_value, value = value, float(value)
-            if not parameter.valid(value) or (parameter.integer and not value.is_integer()):
-                shown = given_value if isinstance(given_value, (int, np.integer)) else value
-                raise DuckrateInputError(f"{self.name}: parameter {name} = {shown!r}; expected {parameter.expected}")
-            params[name] = int(value) if parameter.integer else value
+        params = resolve_parameters(self.name, self.parameters, given)
         self.check(params)
         return params
 

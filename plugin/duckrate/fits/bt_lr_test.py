@@ -1,0 +1,328 @@
+"""Does Bradley-Terry fit these games? The tests of Tang, Wang & Jin, Section 3.1 and Appendices B-C.
+
+``bt_lr_test(matches)`` runs, per league, six tests and returns one row per (league, test):
+
+``split``
+    Symmetrise (swap each game's sides with probability ½, seeded), split the games 50/50 at random,
+    fit ridge Bradley-Terry (λ = 10) on the train half, and give every test game the features
+    ``g_t = [θ_train[i_t], θ_train[j_t]]``. The likelihood-ratio statistic
+    ``Λ = 2 [min_θ L_test(θ) - min_{θ,α} L̃_test(θ, α)]`` of the augmented logistic model is referred to
+    ``1.25 χ²`` (the Sur et al. correction the paper applies). One of the two directions of α adds
+    ``θ_train[i] - θ_train[j]``, which the free θ absorbs exactly (it is a linear function of the pair
+    design), so Λ has **1** degree of freedom, not the paper's 2; counting 2 would make the test
+    conservative (see README, "Which test answers which question").
+``martingale_0.01``, ``martingale_0.08``
+    The same statistic over all games with ``g_t = [θ_t[i_t], θ_t[j_t]]`` from online Elo (natural units,
+    η = 0.01 and 0.08) before game t (Appendix B.3); these change over time, so 2 degrees of freedom.
+``lowrank``
+    For dense data (Appendix B.1): ``g_t = [u_i v_j, u_j v_i]`` from the rank-2 skew model
+    ``σ(u_i v_j - u_j v_i)`` fitted on the train half by gradient descent with early stopping on a
+    held-out fifth of it; 2 degrees of freedom.
+``matchmaking``
+    Correlation of ``θ_train[i_t]`` and ``θ_train[j_t]`` over the test games (Appendix C), against what
+    pairing independent of strength gives when a player never meets itself (for N equally active
+    players, ``-1/(N-1)``): Fisher's z, two-sided. ``statistic`` is the correlation.
+``order_permutation``
+    Elo (η = ``permutation_eta``) over the games in their real order against ``permutations`` random
+    orders (Appendix C, "bootstrap experiments"): each run's final ratings are compared (cosine) with
+    the mean of the other runs', and the p-value is the rank of the real order's similarity among all
+    ``permutations + 1`` runs, two-sided (exact under exchangeable games). ``statistic`` is that cosine.
+
+The test-half fits carry a tiny ridge (``test_ridge``) on θ in both models, so the minima exist even for
+a player who won every test game; as it goes to 0 the statistic tends to the paper's. Results depend only
+on the games and ``seed``: never on row order or thread count.
+"""
+
+from __future__ import annotations
+
+import math
+import zlib
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+from scipy import stats
+
+from .._numba import kernel
+from ..matches import PreparedMatches, columns_from_polars, prepare_matches
+from ..systems._replay import Parameter, resolve_parameters
+from ..systems.elo import elo_replay_kernel
+from ._game_logistic import fit_games
+
+TESTS = ("split", "martingale_0.01", "martingale_0.08", "lowrank", "matchmaking", "order_permutation")
+MARTINGALE_ETAS = {"martingale_0.01": 0.01, "martingale_0.08": 0.08}
+SUR_FACTOR = 1.25
+OUTPUT_SCHEMA = {
+    "league": pl.Utf8, "test": pl.Utf8, "n_players": pl.Int64, "n_games": pl.Int64, "games_per_player": pl.Float64,
+    "statistic": pl.Float64, "df": pl.Float64, "p_value": pl.Float64, "seed": pl.Int64,
+}
+
+PARAMETERS = (
+    Parameter("seed", 0, "an integer seed", lambda v: math.isfinite(v) and 0 <= v < 2**63, integer=True),
+    Parameter("ridge", 10.0, "a finite ridge λ > 0 for the train-half fit (10 in the paper)", lambda v: math.isfinite(v) and v > 0),
+    Parameter("test_ridge", 1e-3, "a finite test_ridge >= 0 on θ in the test-half fits", lambda v: math.isfinite(v) and v >= 0),
+    Parameter("permutations", 99, "an integer number of random orders between 1 and 10000", lambda v: 1 <= v <= 10_000, integer=True),
+    Parameter("permutation_eta", 0.02, "a finite Elo step η > 0 (natural units) for order_permutation", lambda v: math.isfinite(v) and v > 0),
+    Parameter("lowrank_epochs", 300, "an integer number of epochs between 1 and 100000", lambda v: 1 <= v <= 100_000, integer=True),
+)
+
+
+# --------------------------------------------------------------------------------------------------
+# Features
+
+
+def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Elo in natural units (p = σ(θ_a - θ_b), θ += η(o - p)) over the games in ``order`` (default: as
+    given): the ratings of both sides before each game, and the final ratings. Runs the Elo kernel itself."""
+    t = a.shape[0]
+    order = np.arange(t, dtype=np.int64) if order is None else order
+    rating = np.zeros(n)
+    seq, expected = np.empty(t, np.int64), np.empty(t)
+    before_a, before_b, after_a, after_b = (np.empty(t) for _ in range(4))
+    elo_replay_kernel(order, a, b, np.zeros(t, np.int64), target, weight, rating, np.ones(1, np.int64),
+                      eta, math.log(10.0), 0.0, 0.0, 0.0, False, seq, expected, before_a, before_b, after_a, after_b)
+    return before_a, before_b, rating
+
+
+@kernel
+def _final_elo(order, pair, target, weight, n, eta):
+    """Final ratings of natural-unit Elo over the games in ``order`` (the permutation test's many runs;
+    same update as the Elo kernel, without the per-game outputs). ``pair`` packs each game's players as
+    ``a << 32 | b``: one random read fewer per game, which is what these runs spend their time on."""
+    weighted = weight.shape[0] == pair.shape[0]
+    rating = np.zeros(n)
+    for position in range(order.shape[0]):
+        t = order[position]
+        i = pair[t] >> 32
+        j = pair[t] & 0xFFFFFFFF
+        change = eta * (weight[t] if weighted else 1.0) * (target[t] - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
+        rating[i] += change
+        rating[j] -= change
+    return rating
+
+
+@kernel
+def _lowrank_epoch(a, b, target, weight, u, v, grad_u, grad_v):
+    """Loss and gradient of Σ w ℓ(o, σ(u_i v_j - u_j v_i)) over the given games."""
+    weighted = weight.shape[0] == a.shape[0]
+    grad_u[:] = 0.0
+    grad_v[:] = 0.0
+    total = 0.0
+    for t in range(a.shape[0]):
+        i, j = a[t], b[t]
+        z = u[i] * v[j] - u[j] * v[i]
+        w = weight[t] if weighted else 1.0
+        if z > 0.0:
+            total += w * (z + math.log1p(math.exp(-z)) - target[t] * z)
+        else:
+            total += w * (math.log1p(math.exp(z)) - target[t] * z)
+        r = w * (1.0 / (1.0 + math.exp(-z)) - target[t])
+        grad_u[i] += r * v[j]
+        grad_v[j] += r * u[i]
+        grad_u[j] -= r * v[i]
+        grad_v[i] -= r * u[j]
+    return total
+
+
+def _lowrank_features(a, b, target, weight, n, train, test, rng, epochs) -> np.ndarray:
+    """Fit u, v on ``train`` (a random fifth held out for early stopping), then features of ``test``."""
+    shuffled = train[rng.permutation(train.size)]
+    held = np.sort(shuffled[: max(1, train.size // 5)])
+    fit = np.sort(shuffled[max(1, train.size // 5):])
+    u = rng.normal(0.0, 0.1, n)
+    v = 1.0 + rng.normal(0.0, 0.1, n)
+    games = np.bincount(a[fit], minlength=n) + np.bincount(b[fit], minlength=n)
+    step = 1.0 / (1.0 + games)  # Jacobi-scaled gradient descent: each player moves by its own curvature
+    gu, gv = np.empty(n), np.empty(n)
+    hu, hv = np.empty(n), np.empty(n)
+    w_fit = weight if weight.shape[0] == 1 else weight[fit]
+    w_held = weight if weight.shape[0] == 1 else weight[held]
+    best = (np.inf, u.copy(), v.copy())
+    patience = 0
+    for _ in range(epochs):
+        _lowrank_epoch(a[fit], b[fit], target[fit], w_fit, u, v, gu, gv)
+        u -= 2.0 * step * gu
+        v -= 2.0 * step * gv
+        held_loss = _lowrank_epoch(a[held], b[held], target[held], w_held, u, v, hu, hv)
+        if not np.isfinite(best[0]) or held_loss < best[0] - 1e-9 * abs(best[0]):
+            best, patience = (held_loss, u.copy(), v.copy()), 0
+        else:
+            patience += 1
+            if patience >= 10:
+                break
+    u, v = best[1], best[2]
+    return np.column_stack([u[a[test]] * v[b[test]], u[b[test]] * v[a[test]]])
+
+
+# --------------------------------------------------------------------------------------------------
+# Statistics
+
+
+def _likelihood_ratio(a, b, target, weight, n, features, test_ridge, null) -> float:
+    """Λ = 2 [f(null fit) - f(augmented fit)], the augmented fit started from the null one."""
+    alternative = fit_games(a, b, target, weight, n, features, ridge=test_ridge, start=null.theta)
+    return max(0.0, 2.0 * (null.value - alternative.value))
+
+
+def _lr_row(statistic: float, df: int) -> tuple[float, float, float]:
+    return statistic, float(df), float(stats.chi2.sf(statistic / SUR_FACTOR, df))
+
+
+def _matchmaking(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, theta: np.ndarray, n: int) -> tuple[float, float, float]:
+    """Correlation of the two sides' train ratings over the test games, against its value under pairing
+    independent of strength among distinct players with the observed activity q (the share of test-game
+    sides each player takes): E[x y] = ((Σ q θ)² - Σ q² θ²) / (1 - Σ q²)."""
+    count = x.size
+    if count < 4 or np.std(x) == 0.0 or np.std(y) == 0.0:
+        return float("nan"), float(max(count - 2, 0)), float("nan")
+    r = float(np.corrcoef(x, y)[0, 1])
+    q = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)) / (2.0 * count)
+    mean = float(q @ theta)
+    second = float(q @ theta**2)
+    concentration = float(q @ q)
+    cross = (mean**2 - float((q * q) @ theta**2)) / (1.0 - concentration)
+    variance = second - mean**2
+    r0 = (cross - mean**2) / variance if variance > 0 else 0.0
+    z = (math.atanh(max(min(r, 1 - 1e-15), -1 + 1e-15)) - math.atanh(max(min(r0, 1 - 1e-15), -1 + 1e-15))) * math.sqrt(count - 3)
+    return r, float(count - 2), float(2.0 * stats.norm.sf(abs(z)))
+
+
+@kernel
+def _cosine_to_others(finals):
+    """For each run r: cosine of finals[r] with the sum of the other runs' finals."""
+    runs, n = finals.shape
+    total = np.zeros(n)
+    for r in range(runs):
+        for i in range(n):
+            total[i] += finals[r, i]
+    out = np.empty(runs)
+    for r in range(runs):
+        dot = 0.0
+        own = 0.0
+        other = 0.0
+        for i in range(n):
+            rest = total[i] - finals[r, i]
+            dot += finals[r, i] * rest
+            own += finals[r, i] * finals[r, i]
+            other += rest * rest
+        out[r] = dot / math.sqrt(own * other) if own > 0.0 and other > 0.0 else 0.0
+    return out
+
+
+def _order_permutation(a, b, target, weight, n, eta, permutations, rng) -> tuple[float, float, float]:
+    t = a.shape[0]
+    finals = np.empty((permutations + 1, n))
+    order = np.arange(t, dtype=np.int64)
+    pair = (a.astype(np.int64) << 32) | b.astype(np.int64)
+    finals[0] = _final_elo(order, pair, target, weight, n, eta)
+    for r in range(1, permutations + 1):
+        rng.shuffle(order)
+        finals[r] = _final_elo(order, pair, target, weight, n, eta)
+    similarity = _cosine_to_others(finals)
+    below = np.count_nonzero(similarity <= similarity[0])
+    above = np.count_nonzero(similarity >= similarity[0])
+    p_value = min(1.0, 2.0 * min(below, above) / (permutations + 1))  # two-sided rank p-value
+    return float(similarity[0]), float("nan"), p_value
+
+
+# --------------------------------------------------------------------------------------------------
+# One league
+
+
+def _league_generator(seed: int, league) -> np.random.Generator:
+    """Randomness of one league: the seed and a stable digest of the league's name (never of its position)."""
+    tag = zlib.crc32(("" if league is None else "L:" + str(league)).encode("utf-8"))
+    return np.random.Generator(np.random.PCG64([seed, tag]))
+
+
+def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
+    """The six tests over one league's games (a, b canonical player codes, rows in replay order)."""
+    rng = _league_generator(params["seed"], league)
+    t = a.shape[0]
+    flip = rng.random(t) < 0.5  # symmetrise: the tests are of the side-free model (Appendix B.1)
+    a, b = np.where(flip, b, a), np.where(flip, a, b)
+    target = np.where(flip, 1.0 - target, target)
+    split = rng.permutation(t)
+    train, test = np.sort(split[: t // 2]), np.sort(split[t // 2:])
+    w_train = weight if weight.shape[0] == 1 else weight[train]
+    w_test = weight if weight.shape[0] == 1 else weight[test]
+    theta = fit_games(a[train], b[train], target[train], w_train, n, None, ridge=params["ridge"]).theta
+    a_test, b_test, o_test = a[test], b[test], target[test]
+    results = {}
+    ridge0 = params["test_ridge"]
+    null_test = fit_games(a_test, b_test, o_test, w_test, n, None, ridge=ridge0)  # shared by split and lowrank
+    split_features = np.column_stack([theta[a_test], theta[b_test]])
+    results["split"] = _lr_row(_likelihood_ratio(a_test, b_test, o_test, w_test, n, split_features, ridge0, null_test), 1)
+    null_all = fit_games(a, b, target, weight, n, None, ridge=ridge0)  # shared by both martingale tests
+    for name, eta in MARTINGALE_ETAS.items():
+        before_a, before_b, _ = _online_elo(a, b, target, weight, n, eta)
+        statistic = _likelihood_ratio(a, b, target, weight, n, np.column_stack([before_a, before_b]), ridge0, null_all)
+        results[name] = _lr_row(statistic, 2)
+    lowrank = _lowrank_features(a, b, target, weight, n, train, test, rng, params["lowrank_epochs"])
+    results["lowrank"] = _lr_row(_likelihood_ratio(a_test, b_test, o_test, w_test, n, lowrank, ridge0, null_test), 2)
+    results["matchmaking"] = _matchmaking(theta[a_test], theta[b_test], a_test, b_test, theta, n)
+    results["order_permutation"] = _order_permutation(a, b, target, weight, n, params["permutation_eta"], params["permutations"], rng)
+    games = float(t if weight.shape[0] == 1 else weight.sum())
+    return [
+        {"league": league, "test": name, "n_players": n, "n_games": t, "games_per_player": 2.0 * games / n,
+         "statistic": results[name][0], "df": results[name][1], "p_value": results[name][2], "seed": params["seed"]}
+        for name in TESTS
+    ]
+
+
+def _league_games(prepared: PreparedMatches, league: int):
+    """One league's games in replay order with player codes 0..n-1 in the order of the players' names."""
+    rows = prepared.order[prepared.league[prepared.order] == league]
+    slots = np.unique(np.concatenate([prepared.state_a[rows], prepared.state_b[rows]]))
+    names = prepared.players.take(pa.array(prepared.state_player[slots])).to_pylist()
+    by_name = np.argsort(np.array(names, dtype=object), kind="stable")
+    canonical = np.empty(slots.size, dtype=np.int64)
+    canonical[by_name] = np.arange(slots.size)
+    a = canonical[np.searchsorted(slots, prepared.state_a[rows])]
+    b = canonical[np.searchsorted(slots, prepared.state_b[rows])]
+    weight = prepared.weight if prepared.weight.shape[0] == 1 else np.ascontiguousarray(prepared.weight[rows])
+    return a, b, np.ascontiguousarray(prepared.score[rows]), weight, int(slots.size)
+
+
+def lr_test_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pl.DataFrame:
+    """The tests over a table given as Arrow columns (the SQL path and the Python function share this)."""
+    params = resolve_parameters("bt_lr_test", PARAMETERS, given)
+    prepared = prepare_matches(columns, table)
+    rows = []
+    for league in range(prepared.n_leagues):
+        a, b, target, weight, n = _league_games(prepared, league)
+        if a.size:
+            rows.extend(_league_tests(a, b, target, weight, n, prepared.league_names[league], params))
+    out = pl.DataFrame(rows, schema=OUTPUT_SCHEMA).sort("league", nulls_last=True, maintain_order=True)
+    return out.with_columns(pl.col("statistic", "df", "p_value").fill_nan(None))  # not applicable: NULL
+
+
+def bt_lr_test(
+    matches: pl.DataFrame,
+    seed: int = 0,
+    ridge: float = 10.0,
+    test_ridge: float = 1e-3,
+    permutations: int = 99,
+    permutation_eta: float = 0.02,
+    lowrank_epochs: int = 300,
+) -> pl.DataFrame:
+    """Likelihood-ratio and related tests of the Bradley-Terry model, per league (module docstring).
+
+    Parameters
+    ----------
+    matches : DataFrame with ``match_id``, ``played_at``, ``player_a``, ``player_b``, ``score_a`` and
+        optionally ``league`` and ``weight`` (a game's weight multiplies its log-likelihood).
+    seed : seeds the side flips, the split, the low-rank start and the random orders.
+    ridge : λ of the train-half fit (10 in the paper).
+    test_ridge : ridge on θ in both test-half fits (keeps the minima finite; 0 = the paper's unpenalised fits).
+    permutations : random orders in the order-permutation test (the paper used 100 runs).
+    permutation_eta : Elo step (natural units) of the order-permutation test (0.02 in the paper's Figure 4).
+    lowrank_epochs : at most this many gradient epochs for the low-rank features (early stopping ends sooner).
+
+    Returns
+    -------
+    DataFrame, one row per (league, test): ``league, test, n_players, n_games, games_per_player (2T/N),
+    statistic, df, p_value, seed``.
+    """
+    return lr_test_columns(columns_from_polars(matches), dict(seed=seed, ridge=ridge, test_ridge=test_ridge,
+                           permutations=permutations, permutation_eta=permutation_eta, lowrank_epochs=lowrank_epochs))
