@@ -18,3 +18,12 @@ def kernel(function):
         return numba.njit(cache=True, nogil=True, error_model="numpy")(function)
     except RuntimeError:
         return numba.njit(cache=False, nogil=True, error_model="numpy")(function)
+
+
+def parallel_kernel(function):
+    """Like :func:`kernel`, with ``numba.prange`` loops run on several threads. Use it only where each
+    iteration writes its own outputs from its own inputs, so results never depend on the thread count."""
+    try:
+        return numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy")(function)
+    except RuntimeError:
+        return numba.njit(cache=False, nogil=True, parallel=True, error_model="numpy")(function)

@@ -43,7 +43,9 @@ import polars as pl
 import pyarrow as pa
 from scipy import stats
 
-from .._numba import kernel
+import numba
+
+from .._numba import kernel, parallel_kernel
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
 from ..systems._replay import Parameter, resolve_parameters
 from ..systems.elo import elo_replay_kernel
@@ -85,12 +87,12 @@ def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, n
 
 
 @kernel
-def _final_elo(order, pair, target, weight, n, eta):
-    """Final ratings of natural-unit Elo over the games in ``order`` (the permutation test's many runs;
+def _final_elo(order, pair, target, weight, n, eta, rating):
+    """Natural-unit Elo over the games in ``order`` into ``rating`` (the permutation test's many runs;
     same update as the Elo kernel, without the per-game outputs). ``pair`` packs each game's players as
     ``a << 32 | b``: one random read fewer per game, which is what these runs spend their time on."""
     weighted = weight.shape[0] == pair.shape[0]
-    rating = np.zeros(n)
+    rating[:] = 0.0
     for position in range(order.shape[0]):
         t = order[position]
         i = pair[t] >> 32
@@ -98,7 +100,33 @@ def _final_elo(order, pair, target, weight, n, eta):
         change = eta * (weight[t] if weighted else 1.0) * (target[t] - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
         rating[i] += change
         rating[j] -= change
-    return rating
+
+
+@kernel
+def _shuffle(order, state):
+    """Fisher-Yates shuffle of ``order`` in place from a splitmix64 stream started at ``state``."""
+    for i in range(order.shape[0] - 1, 0, -1):
+        state = state + np.uint64(0x9E3779B97F4A7C15)
+        z = state
+        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+        z = z ^ (z >> np.uint64(31))
+        j = np.int64((z >> np.uint64(11)) % np.uint64(i + 1))
+        order[i], order[j] = order[j], order[i]
+
+
+@parallel_kernel
+def _permuted_finals(pair, target, weight, n, eta, seeds):
+    """Final Elo ratings in the real order (row 0) and in one random order per seed (rows 1..): each
+    run has its own seed and output row, so the result is the same on any number of threads."""
+    runs = seeds.shape[0] + 1
+    finals = np.empty((runs, n))
+    for r in numba.prange(runs):
+        order = np.arange(pair.shape[0])
+        if r > 0:
+            _shuffle(order, seeds[r - 1])
+        _final_elo(order, pair, target, weight, n, eta, finals[r])
+    return finals
 
 
 @kernel
@@ -210,14 +238,9 @@ def _cosine_to_others(finals):
 
 
 def _order_permutation(a, b, target, weight, n, eta, permutations, rng) -> tuple[float, float, float]:
-    t = a.shape[0]
-    finals = np.empty((permutations + 1, n))
-    order = np.arange(t, dtype=np.int64)
     pair = (a.astype(np.int64) << 32) | b.astype(np.int64)
-    finals[0] = _final_elo(order, pair, target, weight, n, eta)
-    for r in range(1, permutations + 1):
-        rng.shuffle(order)
-        finals[r] = _final_elo(order, pair, target, weight, n, eta)
+    seeds = rng.integers(0, 2**63, permutations, dtype=np.int64).astype(np.uint64)
+    finals = _permuted_finals(pair, target, weight, n, eta, seeds)
     similarity = _cosine_to_others(finals)
     below = np.count_nonzero(similarity <= similarity[0])
     above = np.count_nonzero(similarity >= similarity[0])
