@@ -2,8 +2,8 @@
 
 The data are the cached Elo benchmark set (``bench/.data/elo_1000000.duckdb``: matchmaking by similar
 rating, drifting skills, draws), so every test has real work to do. Timed in a fresh child process:
-``CREATE TABLE t AS SELECT * FROM bt_lr_test('src.main.matches')`` with the default parameters (99
-random orders for the permutation test), after a warm-up on 10k rows; median of ``--repeats``. Prints the
+``CREATE TABLE t AS SELECT * FROM bt_lr_test('src.main.matches')`` with the default parameters (
+random orders for the permutation test: 199), after a warm-up on 10k rows; median of ``--repeats``. Prints the
 tests' results too. Nothing is asserted about timings.
 
     .venv/bin/python bench/bt_lr_test.py [--repeats 3] [--size 1000000]

@@ -63,7 +63,7 @@ PARAMETERS = (
     Parameter("seed", 0, "an integer seed", lambda v: math.isfinite(v) and 0 <= v < 2**63, integer=True),
     Parameter("ridge", 10.0, "a finite ridge λ > 0 for the train-half fit (10 in the paper)", lambda v: math.isfinite(v) and v > 0),
     Parameter("test_ridge", 1e-3, "a finite test_ridge >= 0 on θ in the test-half fits", lambda v: math.isfinite(v) and v >= 0),
-    Parameter("permutations", 99, "an integer number of random orders between 1 and 10000", lambda v: 1 <= v <= 10_000, integer=True),
+    Parameter("permutations", 199, "an integer number of random orders between 1 and 10000", lambda v: 1 <= v <= 10_000, integer=True),
     Parameter("permutation_eta", 0.02, "a finite Elo step η > 0 (natural units) for order_permutation", lambda v: math.isfinite(v) and v > 0),
     Parameter("lowrank_epochs", 300, "an integer number of epochs between 1 and 100000", lambda v: 1 <= v <= 100_000, integer=True),
 )
@@ -325,7 +325,7 @@ def bt_lr_test(
     seed: int = 0,
     ridge: float = 10.0,
     test_ridge: float = 1e-3,
-    permutations: int = 99,
+    permutations: int = 199,
     permutation_eta: float = 0.02,
     lowrank_epochs: int = 300,
 ) -> pl.DataFrame:
@@ -338,7 +338,8 @@ def bt_lr_test(
     seed : seeds the side flips, the split, the low-rank start and the random orders.
     ridge : λ of the train-half fit (10 in the paper).
     test_ridge : ridge on θ in both test-half fits (keeps the minima finite; 0 = the paper's unpenalised fits).
-    permutations : random orders in the order-permutation test (the paper used 100 runs).
+    permutations : random orders in the order-permutation test (the paper used 100 runs; 199 lets the
+        two-sided p-value reach 0.01).
     permutation_eta : Elo step (natural units) of the order-permutation test (0.02 in the paper's Figure 4).
     lowrank_epochs : at most this many gradient epochs for the low-rank features (early stopping ends sooner).
 
