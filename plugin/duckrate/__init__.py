@@ -8,15 +8,20 @@ SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 
 from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
+from .evaluation.contests import contest_leaderboard, contest_metrics
 from .sql.registry import register
 from .systems import chance, elo, glicko, glicko2, trueskill
+from .systems.elo_mmr import elo_mmr
 
 __all__ = [
     "DuckrateInputError",
     "calibration_bins",
     "calibration_summary",
     "chance",
+    "contest_leaderboard",
+    "contest_metrics",
     "elo",
+    "elo_mmr",
     "evaluation",
     "glicko",
     "glicko2",

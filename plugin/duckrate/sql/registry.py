@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from ..systems import REPLAY_SYSTEMS
-from . import evaluation_udf, replay_udf
+from . import contest_udf, evaluation_udf, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -26,6 +26,11 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
         if not _function_exists(con, replay_udf.udf_name(system)):
             _create(con, replay_udf.udf_name(system), replay_udf.make_udf(system), replay_udf.return_type(system))
     for mart in evaluation_udf.MARTS:
+        if not _function_exists(con, mart.udf_name):
+            _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
+    if not _function_exists(con, contest_udf.REPLAY_UDF):
+        _create(con, contest_udf.REPLAY_UDF, contest_udf.make_replay_udf(), contest_udf.replay_return_type())
+    for mart in contest_udf.MARTS:
         if not _function_exists(con, mart.udf_name):
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
 
@@ -45,6 +50,9 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(replay_udf.macro_sql(system))
     for mart in evaluation_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
+    con.execute(contest_udf.replay_macro_sql())
+    for mart in contest_udf.MARTS:
+        con.execute(contest_udf.mart_macro_sql(mart))
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

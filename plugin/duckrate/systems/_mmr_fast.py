@@ -64,6 +64,23 @@ def _log_sum(x, mu, dbar, upper):
 
 
 @kernel
+def _tighten(outer, inner, mu, dbar, level, upper):
+    """A point between ``outer`` (where G, or H when ``upper``, is <= ``level``) and ``inner``, nearer
+    ``inner``, where the sum is still <= ``level``: bisection on the exact sum (a shorter interval needs
+    fewer Chebyshev nodes)."""
+    for _ in range(30):
+        middle = 0.5 * (outer + inner)
+        g, h = _exact_sums(middle, mu, dbar)
+        if (h if upper else g) <= level:
+            outer = middle
+        else:
+            inner = middle
+        if abs(inner - outer) <= 1e-3 * (1.0 + abs(outer)):
+            break
+    return outer
+
+
+@kernel
 def chebyshev_fit(values):
     """Coefficients c (c_0 already halved) of the series Σ c_k T_k(t) interpolating ``values`` at the
     first-kind nodes t_i = cos(π(i + ½)/m)."""
@@ -151,8 +168,8 @@ def performances_fast(mu, dbar, group_start, tolerance, out):
         low_mu = min(low_mu, mu[j])
         high_mu = max(high_mu, mu[j])
     reach = widest * math.log(4.0 * widest * total)
-    a = low_mu - reach
-    b = high_mu + reach
+    a = _tighten(low_mu - reach, low_mu, mu, dbar, 0.25 / widest, False)
+    b = _tighten(high_mu + reach, high_mu, mu, dbar, 0.25 / widest, True)
     middle = np.median(mu)
     n_nodes = 64
     while True:

@@ -51,7 +51,7 @@ BETA = 200.0
 SIG_LIMIT = 80.0
 DRIFT = SIG_LIMIT**2 / math.sqrt(BETA**2 - SIG_LIMIT**2)
 HISTORY_TOLERANCE = 1e-12
-SERIES_TOLERANCE = 1e-12  # bound on the truncation error of log G and log H (fast phase 1)
+SERIES_TOLERANCE = 1e-11  # bound on the truncation error of log G and log H (fast phase 1)
 
 OUTPUT_COLUMNS = (
     "league", "contest_id", "played_at", "player", "rank", "n_players", "performance",
