@@ -165,6 +165,11 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
     n_rows = len(columns["contest_id"])
     rank = _ranks(columns, table)
     player_code, players = _encode(_as_names(columns, table, "player"))
+    # codes in name order, so nothing (state slots, the order of tied rows) depends on the input row order
+    by_name = np.asarray(pc.sort_indices(players), dtype=np.int64)
+    name_rank = np.empty_like(by_name)
+    name_rank[by_name] = np.arange(by_name.size)
+    player_code, players = name_rank[player_code], players.take(pa.array(by_name))
     empty = pc.index(players, "").as_py()
     if empty >= 0:
         _fail(columns, table, "player", int(np.flatnonzero(player_code == empty)[0]), "", "a non-empty player name")
