@@ -84,6 +84,8 @@ def time_elommr(frame) -> tuple[float, dict]:
 
 
 def main() -> int:
+    import polars as pl
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--skip-large", action="store_true")
@@ -93,7 +95,7 @@ def main() -> int:
     small = contests(100, 500, 2000)
     ours, replay = time_sql(small, ELOMMR_PARAMS + ", history_tolerance := 0.0", args.repeats)
     peer, peer_ratings = time_elommr(small)
-    last = replay.sort("seq").group_by("player", maintain_order=True).agg(replay_rating=replay["rating_after"].last())
+    last = replay.sort("seq").group_by("player", maintain_order=True).agg(pl.col("rating_after").last().alias("replay_rating"))
     worst = max(abs(row["replay_rating"] - peer_ratings[row["player"]]) for row in last.iter_rows(named=True))
     print(f"\n100 contests x 500 players ({small.height:,} rows): duckrate {ours:.3f} s "
           f"({small.height / ours:,.0f} rows/s; target <= 3 s), elommr {peer:.1f} s, ratio {peer / ours:,.0f}x "
