@@ -8,9 +8,11 @@ SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 
 from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
+from .evaluation.contests import contest_leaderboard, contest_metrics
 from .fits.bt_lr_test import bt_lr_test
 from .sql.registry import register
 from .systems import chance, elo, elo2k, glicko, glicko2, pairwise, trueskill
+from .systems.elo_mmr import elo_mmr
 
 __all__ = [
     "DuckrateInputError",
@@ -18,8 +20,11 @@ __all__ = [
     "calibration_bins",
     "calibration_summary",
     "chance",
+    "contest_leaderboard",
+    "contest_metrics",
     "elo",
     "elo2k",
+    "elo_mmr",
     "evaluation",
     "glicko",
     "glicko2",

@@ -47,6 +47,16 @@ def show_demo(warehouse: Path, top: int) -> None:
             "round(accuracy, 4) AS accuracy, n_established, round(log_loss_established, 4) AS log_loss_established "
             "FROM calibration_summary ORDER BY league, system"
         ).show()
+        tables = {row[0] for row in con.sql("SELECT table_name FROM information_schema.tables").fetchall()}
+        if "contest_leaderboard" in tables:
+            print(f"Top {top} of the contest leaderboard (Elo-MMR, table main.contest_leaderboard):")
+            con.sql(
+                f"SELECT league, rank, player, round(rating, 1) AS rating, round(sd, 1) AS sd, contests, last_played_at "
+                f"FROM contest_leaderboard WHERE rank <= {int(top)} ORDER BY league, system, rank"
+            ).show()
+            print("Contest metrics (table main.contest_metrics, Ebtekar & Liu Section 6.2):")
+            con.sql("SELECT league, system, round(pair_inversion, 4) AS pair_inversion, "
+                    "round(rank_deviation, 4) AS rank_deviation, n FROM contest_metrics ORDER BY league, system").show()
         rejected = con.sql("SELECT reason, count(*) AS rows FROM rejected_matches GROUP BY reason ORDER BY reason")
         print("Rows rejected by staging (table main.rejected_matches):")
         rejected.show()

@@ -151,3 +151,27 @@ def test_bt_tests_has_every_test_per_league_as_the_python_api(plain):
     actual = plain.sql("SELECT * FROM bt_tests").pl()
     assert actual.sort("league", "test").equals(expected.sort("league", "test"))
     assert actual.height == 6 * staged["league"].n_unique()
+
+
+CONTEST_TABLES = ("stg_contest_results_checked", "stg_contest_results", "replay_elo_mmr", "contest_replays",
+                  "contest_leaderboard", "contest_metrics")
+
+
+def test_contest_models_are_built_and_equal_the_python_api(plain):
+    for table in CONTEST_TABLES:
+        assert plain.sql(f"SELECT count(*) FROM {table}").fetchall()[0][0] > 0, table
+    raw, staged, rejected = (
+        plain.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0]
+        for t in ("demo_contest_results", "stg_contest_results", "rejected_contest_results")
+    )
+    assert raw == staged + rejected and rejected == 0  # the contest seed has no bad rows
+    staged_frame = plain.sql("SELECT contest_id, played_at, player, rank, league FROM stg_contest_results").pl()
+    key = ["league", "seq", "rank", "player"]
+    expected = duckrate.elo_mmr(staged_frame).sort(key)
+    actual = plain.sql("SELECT * FROM replay_elo_mmr").pl().sort(key)
+    assert actual.equals(expected)
+    metrics = plain.sql("SELECT * FROM contest_metrics").pl()
+    assert metrics["system"].to_list() == ["elo_mmr"] and 0.5 < metrics["pair_inversion"][0] < 1
+    board = plain.sql("SELECT * FROM contest_leaderboard ORDER BY rank").pl()
+    assert board["rank"].to_list() == list(range(1, board.height + 1))
+    assert board.schema["last_played_at"] == pl.Datetime("us")

@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from ..systems import REPLAY_SYSTEMS
-from . import evaluation_udf, lr_test_udf, replay_udf
+from . import contest_udf, evaluation_udf, lr_test_udf, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -30,6 +30,11 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
     if not _function_exists(con, lr_test_udf.UDF_NAME):
         _create(con, lr_test_udf.UDF_NAME, lr_test_udf.make_udf(), lr_test_udf.RETURN_TYPE)
+    if not _function_exists(con, contest_udf.REPLAY_UDF):
+        _create(con, contest_udf.REPLAY_UDF, contest_udf.make_replay_udf(), contest_udf.replay_return_type())
+    for mart in contest_udf.MARTS:
+        if not _function_exists(con, mart.udf_name):
+            _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
 
 
 def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) -> None:
@@ -48,6 +53,9 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     for mart in evaluation_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
+    con.execute(contest_udf.replay_macro_sql())
+    for mart in contest_udf.MARTS:
+        con.execute(contest_udf.mart_macro_sql(mart))
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

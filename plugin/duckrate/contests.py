@@ -1,0 +1,275 @@
+"""Turn a ``contest_results`` table into the arrays the contest replays (Elo-MMR) run on.
+
+One job: validate the canonical columns (``contest_id``, ``played_at``, ``player``, ``rank``; optional
+``league``, ``weight``), encode players and leagues as dense integers, and order the rows: contests by
+``played_at`` then ``contest_id`` (a contest is one ``(league, contest_id)``), rows within a contest by
+``rank`` (1 = best; equal ranks are ties). Errors name the column, the row key ``(contest_id, player)``
+and the value, like :mod:`duckrate.matches`.
+
+Input is a mapping of column name to a pyarrow array (what a DuckDB Arrow UDF receives) or a Polars
+DataFrame (the Python API).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from .errors import DuckrateInputError
+from .matches import _encode, _single_chunk, _time_key, _time_unit, columns_from_polars
+
+REQUIRED_COLUMNS = ("contest_id", "played_at", "player", "rank")
+OPTIONAL_COLUMNS = ("league", "weight")
+
+
+@dataclass(frozen=True)
+class PreparedContests:
+    """Validated, encoded contest results.
+
+    Row arrays (``state``, ``rank``) are in input order; ``order`` lists the input rows in replay order
+    (contest by contest, best rank first) and ``contest_start`` delimits the contests in it (contest c is
+    ``order[contest_start[c]:contest_start[c + 1]]``).
+
+    Attributes
+    ----------
+    order : int64, input row indices in replay order.
+    contest_start : int64, ``n_contests + 1`` offsets into ``order``.
+    contest_league : int64, league index of each contest; ``contest_seq`` its 1-based position in its league.
+    contest_time : float64, ``played_at`` of each contest as a number (``time_unit`` units since 1970 or the
+        integer order itself); ``contest_weight`` float64, the contest's weight (1 when absent).
+    state : int64, state slot (one per league and player) of each row; ``rank`` int64 of each row.
+    n_states, state_league, state_player, players, league_names : as in :class:`~duckrate.matches.PreparedMatches`.
+    """
+
+    n_rows: int
+    order: np.ndarray
+    contest_start: np.ndarray
+    contest_league: np.ndarray
+    contest_seq: np.ndarray
+    contest_time: np.ndarray
+    contest_weight: np.ndarray
+    state: np.ndarray
+    rank: np.ndarray
+    league: np.ndarray
+    league_names: list
+    n_states: int
+    state_league: np.ndarray
+    state_player: np.ndarray
+    players: pa.Array
+    time_unit: str
+
+    @property
+    def n_contests(self) -> int:
+        return len(self.contest_start) - 1
+
+    @property
+    def n_leagues(self) -> int:
+        return len(self.league_names)
+
+    # The priors helpers (duckrate.priors) read a player's slots through these two names.
+    @property
+    def state_a(self) -> np.ndarray:
+        return self.state
+
+    @property
+    def state_b(self) -> np.ndarray:
+        return self.state
+
+
+def contest_columns_from_polars(frame: pl.DataFrame, table: str = "contest_results") -> dict[str, pa.Array]:
+    """The frame's columns as Arrow arrays, keyed by name."""
+    return columns_from_polars(frame, table)
+
+
+def _row_key(columns: dict, row: int) -> str:
+    contest = columns["contest_id"][row].as_py() if "contest_id" in columns else None
+    player = columns["player"][row].as_py() if "player" in columns else None
+    return f"(contest_id={contest!r}, player={player!r})"
+
+
+def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
+    raise DuckrateInputError(f"{table}: column '{column}' has {value!r} at {_row_key(columns, row)}; expected {expected}")
+
+
+def _as_names(columns: dict, table: str, name: str) -> pa.Array:
+    array = columns[name]
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if pa.types.is_string(array.type) or pa.types.is_large_string(array.type) or pa.types.is_string_view(array.type):
+        return array.cast(pa.large_string())
+    if pa.types.is_integer(array.type):
+        return pc.cast(array, pa.large_string())
+    raise DuckrateInputError(f"{table}: column '{name}' has type {array.type}; expected VARCHAR (or integer) {name} names")
+
+
+def _ranks(columns: dict, table: str) -> np.ndarray:
+    array = columns["rank"]
+    kind = array.type
+    if pa.types.is_integer(kind):
+        rank = np.asarray(pc.cast(array, pa.int64()), dtype=np.int64)
+    elif pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        values = np.asarray(pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64)
+        bad = np.flatnonzero(~(np.isfinite(values) & (values == np.floor(values)) & (np.abs(values) < 2.0**62)))
+        if bad.size:
+            _fail(columns, table, "rank", int(bad[0]), float(values[bad[0]]), "a whole-number rank >= 1 (1 = best)")
+        rank = values.astype(np.int64)
+    else:
+        raise DuckrateInputError(f"{table}: column 'rank' has type {kind}; expected an integer rank (1 = best)")
+    bad = np.flatnonzero(rank < 1)
+    if bad.size:
+        _fail(columns, table, "rank", int(bad[0]), int(rank[bad[0]]), "a rank >= 1 (1 = best; equal ranks are ties)")
+    return rank
+
+
+def _league_codes(columns: dict, n_rows: int) -> tuple[np.ndarray, list]:
+    if "league" not in columns or columns["league"].null_count == n_rows:
+        return np.zeros(n_rows, dtype=np.int64), [None]
+    league, dictionary = _encode(pc.cast(columns["league"], pa.large_string()))
+    names = dictionary.to_pylist()
+    if (league < 0).any():
+        league = np.where(league < 0, len(names), league)
+        names.append(None)
+    return league, names
+
+
+def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results") -> PreparedContests:
+    """Validate and encode a contest results table.
+
+    Parameters
+    ----------
+    columns : mapping of column name to a pyarrow array, all of one length.
+    table : name used in error messages.
+
+    Raises
+    ------
+    DuckrateInputError
+        On a missing column; a NULL ``contest_id``, ``played_at``, ``player`` or ``rank``; an empty player
+        name; a rank that is not a whole number >= 1; a player listed twice in one contest; a contest whose
+        rows disagree on ``played_at`` or ``weight``; a weight that is not finite and > 0.
+    """
+    columns = {name: _single_chunk(array) for name, array in columns.items()}
+    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    if missing:
+        raise DuckrateInputError(
+            f"{table}: missing column(s) {', '.join(repr(m) for m in missing)}; expected columns "
+            f"{', '.join(REQUIRED_COLUMNS)} and optionally {', '.join(OPTIONAL_COLUMNS)}"
+        )
+    for name in REQUIRED_COLUMNS:
+        if columns[name].null_count:
+            row = int(np.flatnonzero(~np.asarray(columns[name].is_valid(), dtype=np.bool_))[0])
+            _fail(columns, table, name, row, None, f"a non-NULL {name} (stage the table to drop or repair such rows)")
+    n_rows = len(columns["contest_id"])
+    rank = _ranks(columns, table)
+    player_code, players = _encode(_as_names(columns, table, "player"))
+    # codes in name order, so nothing (state slots, the order of tied rows) depends on the input row order
+    by_name = np.asarray(pc.sort_indices(players), dtype=np.int64)
+    name_rank = np.empty_like(by_name)
+    name_rank[by_name] = np.arange(by_name.size)
+    player_code, players = name_rank[player_code], players.take(pa.array(by_name))
+    empty = pc.index(players, "").as_py()
+    if empty >= 0:
+        _fail(columns, table, "player", int(np.flatnonzero(player_code == empty)[0]), "", "a non-empty player name")
+    league, league_names = _league_codes(columns, n_rows)
+    time_key = _time_key(columns, table)
+
+    contest_id = columns["contest_id"]
+    if pa.types.is_dictionary(contest_id.type):
+        contest_id = contest_id.dictionary_decode()
+    if not (pa.types.is_integer(contest_id.type) or pa.types.is_string(contest_id.type)
+            or pa.types.is_large_string(contest_id.type) or pa.types.is_string_view(contest_id.type)):
+        raise DuckrateInputError(f"{table}: column 'contest_id' has type {contest_id.type}; expected an integer or VARCHAR id")
+    frame = pl.DataFrame({
+        "row": np.arange(n_rows, dtype=np.int64),
+        "league": league,
+        "contest": pl.from_arrow(contest_id),
+        "time": time_key,
+        "player": player_code,
+        "rank": rank,
+    })
+    if n_rows:
+        duplicated = frame.select(pl.struct("league", "contest", "player").is_duplicated()).to_series().to_numpy()
+        if duplicated.any():
+            row = int(np.flatnonzero(duplicated)[-1])
+            _fail(columns, table, "player", row, players[int(player_code[row])].as_py(),
+                  "each player at most once per contest (the player is listed twice)")
+    weight = None
+    if "weight" in columns and columns["weight"].null_count < n_rows:
+        array = columns["weight"]
+        if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type) or pa.types.is_decimal(array.type)):
+            raise DuckrateInputError(f"{table}: column 'weight' has type {array.type}; expected a number (DOUBLE)")
+        weight = np.array(pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64, copy=True)
+        weight[~np.asarray(array.is_valid(), dtype=np.bool_)] = 1.0
+        bad = np.flatnonzero(~((weight > 0.0) & np.isfinite(weight)))
+        if bad.size:
+            _fail(columns, table, "weight", int(bad[0]), float(weight[bad[0]]), "a finite contest weight > 0 (NULL means 1)")
+        frame = frame.with_columns(weight=weight)
+
+    # One contest = one (league, contest_id); its rows must agree on played_at (and weight).
+    per_contest = ["league", "contest"]
+    for column, name in (("time", "played_at"),) + ((("weight", "weight"),) if weight is not None else ()):
+        spread = frame.group_by(per_contest).agg(pl.col(column).n_unique().alias("values"), pl.col("row").min())
+        bad_rows = spread.filter(pl.col("values") > 1)
+        if bad_rows.height:
+            first = int(bad_rows["row"].min())
+            contest_rows = frame.filter(
+                (pl.col("league") == frame["league"][first]) & (pl.col("contest") == frame["contest"][first])
+            )
+            other = int(contest_rows.filter(pl.col(column) != frame[column][first])["row"][0])
+            _fail(columns, table, name, other, columns[name][other].as_py(),
+                  f"one {name} per contest (contest_id={columns['contest_id'][first].as_py()!r} also has "
+                  f"{columns[name][first].as_py()!r})")
+
+    ordered = frame.sort(["time", "contest", "league", "rank", "player"])
+    order = ordered["row"].to_numpy().astype(np.int64)
+    keys = ordered.select("league", "contest")
+    if n_rows:
+        new_contest = np.ones(n_rows, dtype=np.bool_)
+        new_contest[1:] = ~(
+            (keys["league"][1:] == keys["league"][:-1]).to_numpy()
+            & (keys["contest"][1:] == keys["contest"][:-1]).to_numpy()
+        )
+        starts = np.flatnonzero(new_contest)
+    else:
+        starts = np.zeros(0, dtype=np.int64)
+    contest_start = np.append(starts, n_rows).astype(np.int64)
+    first_rows = order[starts]
+    contest_league = league[first_rows].astype(np.int64)
+    contest_seq = np.empty(len(starts), dtype=np.int64)
+    counters = np.zeros(len(league_names), dtype=np.int64)
+    for c, lg in enumerate(contest_league):
+        counters[lg] += 1
+        contest_seq[c] = counters[lg]
+    contest_time = time_key[first_rows].astype(np.float64)
+    contest_weight = weight[first_rows] if weight is not None else np.ones(len(starts), dtype=np.float64)
+
+    n_players, n_leagues = len(players), len(league_names)
+    if n_leagues == 1:
+        state, n_states = player_code, n_players
+        state_league = np.zeros(n_states, dtype=np.int64)
+        state_player = np.arange(n_states, dtype=np.int64)
+    else:
+        unique_keys, state = np.unique(league * n_players + player_code, return_inverse=True)
+        n_states = len(unique_keys)
+        state_league, state_player = unique_keys // n_players, unique_keys % n_players
+    return PreparedContests(
+        n_rows=n_rows,
+        order=np.ascontiguousarray(order),
+        contest_start=contest_start,
+        contest_league=np.ascontiguousarray(contest_league),
+        contest_seq=contest_seq,
+        contest_time=np.ascontiguousarray(contest_time),
+        contest_weight=np.ascontiguousarray(contest_weight, dtype=np.float64),
+        state=np.ascontiguousarray(state, dtype=np.int64),
+        rank=np.ascontiguousarray(rank),
+        league=np.ascontiguousarray(league, dtype=np.int64),
+        league_names=league_names,
+        n_states=int(n_states),
+        state_league=np.asarray(state_league, dtype=np.int64),
+        state_player=np.asarray(state_player, dtype=np.int64),
+        players=players,
+        time_unit=_time_unit(columns["played_at"].type),
+    )

@@ -1,0 +1,312 @@
+"""Elo-MMR for ranked contests with many players (Ebtekar & Liu, Sections 3-5, Algorithms 1-3).
+
+Contest by contest (ordered by ``played_at`` then ``contest_id``):
+
+1. Newcomers start from the prior N(``initial``, ``initial_sd``²) (or their ``priors`` row); every
+   participant's belief is pseudodiffused by γ² = ``drift``² (+ ``drift_per_day``² × days since their
+   previous contest) with transfer rate ρ (Algorithm 2; the Gaussian variant and ρ = ∞ collapse the
+   belief to a Gaussian, Section 4).
+2. Phase 1: each performance p is the zero of Q (Theorem 3.2) against every participant's prior
+   rating μ_j and δ_j² = σ_j² + β², ties counting as a win plus a loss. ``algorithm='fast'`` uses the
+   shared-function approximation of :mod:`._mmr_fast` (logistic model), ``'exact'`` the O(|P|²) solve;
+   ``max_opponents`` restricts each Q to the nearest ratings (Section 5.3).
+3. Phase 2: logistic (Elo-MMR(ρ)): a logistic factor for p is added and the rating is the zero of L'
+   (eq. 6); Gaussian (Elo-MMχ): the Gaussian belief is multiplied by N(p, β²). Uncertainty:
+   1/σ² ← 1/σ² + 1/β² (eq. 8). ``max_history`` caps the logistic factors kept; older ones and any
+   whose weight fell below ``history_tolerance`` of the total are folded into the Gaussian factor
+   (history compression, Section 5.3).
+
+Contest weights ω follow the reference implementation: with σ∞ the limiting uncertainty of a player
+who plays every contest (σ∞⁴ = γ²(β² - σ∞²)), a contest of weight ω has β_ω² = σ∞² + (β² - σ∞²)/ω and
+γ_ω² = ω σ∞⁴/(β² - σ∞²): about ω contests' worth of evidence and of drift, σ∞ unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from .._numba import kernel
+from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
+from ..errors import DuckrateInputError
+from ..priors import check_positive_priors, initial_states, prior_columns
+from ._mmr_fast import performances_fast
+from ._mmr_history import (
+    diffuse,
+    ensure_room,
+    fold_negligible,
+    fold_oldest,
+    logistic_scales,
+    robust_average,
+)
+from ._mmr_phase1 import performances_exact, performances_subsampled
+from ._replay import Parameter, ReplaySystem
+
+# The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
+# who plays every contest, i.e. γ = σ∞²/√(β² - σ∞²) ≈ 34.915 per contest.
+BETA = 200.0
+SIG_LIMIT = 80.0
+DRIFT = SIG_LIMIT**2 / math.sqrt(BETA**2 - SIG_LIMIT**2)
+HISTORY_TOLERANCE = 1e-12
+SERIES_TOLERANCE = 1e-11  # bound on the truncation error of log G and log H (fast phase 1)
+
+OUTPUT_COLUMNS = (
+    "league", "contest_id", "played_at", "player", "rank", "n_players", "performance",
+    "rating_before", "sd_before", "rating_after", "sd_after", "seq",
+)
+COMPUTED_COLUMNS = ("n_players", "performance", "rating_before", "sd_before", "rating_after", "sd_after", "seq")
+
+_UNITS_PER_DAY = {"days": 1.0, "seconds": 86_400.0, "milliseconds": 86_400_000.0,
+                  "microseconds": 86_400_000_000.0, "nanoseconds": 86_400_000_000_000.0, "integer": 1.0}
+
+
+def _nonnegative(value: float) -> bool:
+    return value >= 0 and not math.isnan(value)
+
+
+def _check(params: dict) -> None:
+    if params["max_opponents"] is not None and params["max_opponents"] < 2:
+        raise DuckrateInputError(f"elo_mmr: parameter max_opponents = {params['max_opponents']}; expected an integer >= 2 or NULL")
+
+
+ELO_MMR = ReplaySystem(
+    name="elo_mmr",
+    parameters=(
+        Parameter("variant", "logistic", "'logistic' (Elo-MMR(ρ)) or 'gaussian' (Elo-MMχ)", choices=("logistic", "gaussian")),
+        Parameter("initial", 1500.0, "a finite newcomer rating"),
+        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("beta", BETA, "a finite performance sd β > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("drift", DRIFT, "a finite drift sd γ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
+        Parameter("drift_per_day", 0.0, "a finite drift sd >= 0 per day (per unit of an integer played_at)",
+                  lambda v: math.isfinite(v) and v >= 0),
+        Parameter("rho", 1.0, "a transfer rate ρ >= 0 (may be infinite)", _nonnegative),
+        Parameter("max_history", None, "an integer >= 1, or NULL for no cap", lambda v: math.isfinite(v) and v >= 1,
+                  nullable=True, integer=True),
+        Parameter("max_opponents", None, "an integer >= 2, or NULL for every opponent",
+                  lambda v: math.isfinite(v) and v >= 2, nullable=True, integer=True),
+        Parameter("history_tolerance", HISTORY_TOLERANCE, "a finite tolerance in [0, 1)",
+                  lambda v: math.isfinite(v) and 0 <= v < 1),
+        Parameter("algorithm", "fast", "'fast' or 'exact' (phase 1)", choices=("fast", "exact")),
+    ),
+    run=lambda prepared, priors, params: None,  # contests run through run_elo_mmr, not the match replay
+    check=_check,
+)
+
+
+def contest_scales(beta: float, drift: float, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(β_ω, γ_ω²) per contest weight ω, the reference implementation's rule (module docstring)."""
+    weight = np.asarray(weight, dtype=np.float64)
+    beta_sq, drift_sq = beta * beta, drift * drift
+    limit_sq = 0.5 * (math.sqrt(drift_sq * drift_sq + 4.0 * drift_sq * beta_sq) - drift_sq)
+    excess = beta_sq - limit_sq
+    beta_w = np.sqrt(limit_sq + excess / weight)
+    drift_sq_w = weight * limit_sq * limit_sq / excess
+    unit = weight == 1.0
+    beta_w[unit] = beta
+    drift_sq_w[unit] = drift_sq
+    return beta_w, drift_sq_w
+
+
+@kernel
+def elo_mmr_kernel(
+    order, contest_start, contest_days, contest_beta, contest_drift_sq, state, rank,
+    mu, sig, gaussian, rho, drift_per_day_sq, max_history, max_opponents, exact, history_tolerance,
+    series_tolerance, n_players, performance, rating_before, sd_before, rating_after, sd_after,
+):
+    """Replay every contest in order; ``mu``/``sig`` hold each state's starting rating and sd and are
+    updated in place. Outputs are indexed by input row. Returns how many contests fell back from the
+    fast phase 1 to the exact one."""
+    n_states = mu.shape[0]
+    normal_mu = mu.copy()
+    normal_sig = sig.copy()
+    seen = np.zeros(n_states, dtype=np.bool_)
+    last_day = np.zeros(n_states)
+    slab = np.zeros(n_states, dtype=np.int64)
+    head = np.zeros(n_states, dtype=np.int64)
+    length = np.zeros(n_states, dtype=np.int64)
+    capacity = np.zeros(n_states, dtype=np.int64)
+    pool_size = 4 * n_states + 1024
+    centres = np.empty(pool_size)
+    arg_scales = np.empty(pool_size)
+    out_scales = np.empty(pool_size)
+    pool_used = 0
+
+    largest = 0
+    for c in range(contest_start.shape[0] - 1):
+        largest = max(largest, contest_start[c + 1] - contest_start[c])
+    prior_mu = np.empty(largest)
+    scale = np.empty(largest)
+    ranks = np.empty(largest, dtype=np.int64)
+    group_start = np.empty(largest + 1, dtype=np.int64)
+    group_perf = np.empty(largest)
+    player_perf = np.empty(largest)
+    fallbacks = 0
+
+    for c in range(contest_start.shape[0] - 1):
+        first = contest_start[c]
+        n = contest_start[c + 1] - first
+        beta = contest_beta[c]
+        day = contest_days[c]
+        for k in range(n):
+            row = order[first + k]
+            s = state[row]
+            if not seen[s]:
+                seen[s] = True
+                last_day[s] = day
+            variance = contest_drift_sq[c] + drift_per_day_sq * (day - last_day[s])
+            last_day[s] = day
+            diffuse(s, variance, math.inf if gaussian else rho, mu, sig, normal_mu, normal_sig,
+                    slab, head, length, out_scales, arg_scales)
+            fold_negligible(s, history_tolerance, slab, head, length, normal_mu, normal_sig,
+                            centres, arg_scales, out_scales)
+            rating_before[row] = mu[s]
+            sd_before[row] = sig[s]
+            prior_mu[k] = mu[s]
+            delta = math.sqrt(sig[s] * sig[s] + beta * beta)
+            scale[k] = delta if gaussian else delta * math.sqrt(3.0) / math.pi
+            ranks[k] = rank[row]
+        n_groups = 0
+        for k in range(n):
+            if k == 0 or ranks[k] != ranks[k - 1]:
+                group_start[n_groups] = k
+                n_groups += 1
+        group_start[n_groups] = n
+        groups = group_start[: n_groups + 1]
+
+        if max_opponents > 0 and max_opponents < n:
+            performances_subsampled(prior_mu[:n], scale[:n], ranks[:n], max_opponents, gaussian, player_perf)
+        else:
+            done = False
+            if not exact and not gaussian:
+                done = performances_fast(prior_mu[:n], scale[:n], groups, series_tolerance, group_perf)
+                if not done:
+                    fallbacks += 1
+            if not done:
+                performances_exact(prior_mu[:n], scale[:n], ranks[:n], groups, gaussian, group_perf)
+            for g in range(n_groups):
+                for k in range(group_start[g], group_start[g + 1]):
+                    player_perf[k] = group_perf[g]
+
+        for k in range(n):
+            row = order[first + k]
+            s = state[row]
+            p = player_perf[k]
+            if gaussian:
+                wn = 1.0 / (normal_sig[s] * normal_sig[s])
+                wp = 1.0 / (beta * beta)
+                normal_mu[s] = (wn * normal_mu[s] + wp * p) / (wn + wp)
+                normal_sig[s] = 1.0 / math.sqrt(wn + wp)
+                mu[s] = normal_mu[s]
+                sig[s] = normal_sig[s]
+            else:
+                if max_history > 0 and length[s] >= max_history:
+                    fold_oldest(s, slab, head, length, normal_mu, normal_sig, centres, arg_scales, out_scales)
+                centres, arg_scales, out_scales, pool_used = ensure_room(
+                    s, slab, head, length, capacity, pool_used, centres, arg_scales, out_scales
+                )
+                slot = slab[s] + head[s] + length[s]
+                a, o = logistic_scales(beta)
+                centres[slot] = p
+                arg_scales[slot] = a
+                out_scales[slot] = o
+                length[s] += 1
+                start = slab[s] + head[s]
+                mu[s] = robust_average(normal_mu[s], 1.0 / (normal_sig[s] * normal_sig[s]), centres, arg_scales,
+                                       out_scales, start, start + length[s], mu[s])
+                sig[s] = 1.0 / math.sqrt(1.0 / (sig[s] * sig[s]) + 1.0 / (beta * beta))
+            n_players[row] = n
+            performance[row] = p
+            rating_after[row] = mu[s]
+            sd_after[row] = sig[s]
+    return fallbacks
+
+
+def run_elo_mmr(prepared: PreparedContests, priors, params: dict) -> dict[str, np.ndarray]:
+    """The computed columns (``COMPUTED_COLUMNS``), indexed by input row."""
+    if priors is not None:
+        check_positive_priors(priors, ("sd",), "elo_mmr")
+    starting = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["initial_sd"]})
+    beta_w, drift_sq_w = contest_scales(params["beta"], params["drift"], prepared.contest_weight)
+    days = prepared.contest_time / _UNITS_PER_DAY[prepared.time_unit]
+    n = prepared.n_rows
+    out = {name: np.empty(n, np.int64 if name in ("n_players", "seq") else np.float64) for name in COMPUTED_COLUMNS}
+    elo_mmr_kernel(
+        prepared.order, prepared.contest_start, np.ascontiguousarray(days), beta_w, drift_sq_w,
+        prepared.state, prepared.rank, starting["rating"], starting["sd"],
+        params["variant"] == "gaussian", params["rho"], params["drift_per_day"] ** 2,
+        params["max_history"] or 0, params["max_opponents"] or 0, params["algorithm"] == "exact",
+        params["history_tolerance"], SERIES_TOLERANCE,
+        out["n_players"], out["performance"], out["rating_before"], out["sd_before"], out["rating_after"], out["sd_after"],
+    )
+    seq = np.repeat(prepared.contest_seq, np.diff(prepared.contest_start))
+    out["seq"][prepared.order] = seq
+    return out
+
+
+def compute_elo_mmr(columns: dict[str, pa.Array], priors, params: dict, table: str = "contest_results"):
+    """Resolve parameters, validate the results, run: (prepared, computed columns)."""
+    params = ELO_MMR.resolve(params)
+    prepared = prepare_contests(columns, table)
+    return prepared, run_elo_mmr(prepared, prior_columns(priors), params)
+
+
+def elo_mmr(
+    results: pl.DataFrame,
+    variant: str = "logistic",
+    initial: float = 1500.0,
+    initial_sd: float = 350.0,
+    beta: float = BETA,
+    drift: float = DRIFT,
+    drift_per_day: float = 0.0,
+    rho: float = 1.0,
+    max_history: int | None = None,
+    max_opponents: int | None = None,
+    history_tolerance: float = HISTORY_TOLERANCE,
+    algorithm: str = "fast",
+    priors: pl.DataFrame | None = None,
+) -> pl.DataFrame:
+    """Elo-MMR replay over a ``contest_results`` table.
+
+    Parameters
+    ----------
+    results : DataFrame with ``contest_id``, ``played_at`` (TIMESTAMP, DATE or integer order), ``player``,
+        ``rank`` (1 = best; equal ranks tie) and optionally ``league`` (independent replays) and
+        ``weight`` (contest weight, NULL means 1; one value per contest).
+    variant : 'logistic' (Elo-MMR(ρ), robust) or 'gaussian' (Elo-MMχ, memoryless).
+    initial, initial_sd : newcomer prior N(initial, initial_sd²).
+    beta : performance sd β (reference default 200).
+    drift : skill drift sd γ added before each contest a player enters (reference default σ∞²/√(β²-σ∞²)
+        ≈ 34.915 with σ∞ = 80).
+    drift_per_day : drift sd per day since the player's previous contest (per unit of an integer
+        ``played_at``); variances add: γ² + drift_per_day² · days.
+    rho : transfer rate ρ of the pseudodiffusion (Algorithm 2); ``math.inf`` gives Elo-MMR(∞).
+    max_history : at most this many logistic factors per player (older ones folded into the Gaussian).
+    max_opponents : opponent subsampling: each performance uses the this-many nearest prior ratings.
+    history_tolerance : factors weighing less than this share of a player's total weight are folded
+        into the Gaussian (0 keeps every factor, as the reference implementation does).
+    algorithm : phase 1 by the shared-function approximation ('fast', logistic variant) or the exact
+        O(|P|²) solve ('exact'; the Gaussian variant always solves exactly).
+    priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd``, ``league``).
+
+    Returns
+    -------
+    DataFrame, one row per (contest, player): ``league, contest_id, played_at, player, rank, n_players,
+    performance, rating_before, sd_before, rating_after, sd_after, seq`` (``seq``: the contest's 1-based
+    position in its league). ``rating_before``/``sd_before`` are the prior going into the contest (sd
+    after the drift), ``*_after`` the state carried into the player's next contest.
+    """
+    columns = contest_columns_from_polars(results)
+    _, computed = compute_elo_mmr(
+        columns, priors,
+        dict(variant=variant, initial=initial, initial_sd=initial_sd, beta=beta, drift=drift,
+             drift_per_day=drift_per_day, rho=rho, max_history=max_history, max_opponents=max_opponents,
+             history_tolerance=history_tolerance, algorithm=algorithm),
+    )
+    out = results.select([name for name in ("league", "contest_id", "played_at", "player", "rank") if name in results.columns])
+    if "league" not in out.columns:
+        out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
+    out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
+    return out.select(OUTPUT_COLUMNS).sort(["league", "seq", "rank", "player"], nulls_last=True)
