@@ -112,26 +112,3 @@ MARTS = (
         ),
     ),
 )
-OPTIONAL_REPLAY_COLUMNS = "SELECT NULL::VARCHAR AS system, NULL::VARCHAR AS league WHERE false"
-
-
-def mart_macro_sql(mart: Mart) -> str:
-    """``CREATE TEMP MACRO <mart>(tbl, <params>) AS TABLE ...``; the leaderboard joins each player's last
-    contest time back in its own type."""
-    params = "".join(f", {name} := {default}" for name, default in mart.parameters)
-    args = "".join(f", {name}" for name, _ in mart.parameters)
-    fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
-    source = f"(({OPTIONAL_REPLAY_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
-    rows = f"""
-WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {source} AS r),
-rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)"""
-    if mart.name == "contest_leaderboard":
-        columns = ", ".join(f"o.{name}" for name, _ in mart.returns if name != "last_seq")
-        select = f"""
-SELECT {columns}, t.played_at AS last_played_at
-FROM rows AS o
-JOIN (SELECT DISTINCT r.league, r.system, r.seq, r.played_at FROM {source} AS r) AS t
-  ON t.seq = o.last_seq AND t.league IS NOT DISTINCT FROM o.league AND t.system IS NOT DISTINCT FROM o.system"""
-    else:
-        select = "\nSELECT * FROM rows"
-    return f"CREATE OR REPLACE TEMP MACRO {mart.name}(tbl{params}) AS TABLE{rows}{select}\n"

@@ -122,7 +122,10 @@ _ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float
 
 
 def macro_sql(mart: Mart) -> str:
-    """``CREATE TEMP MACRO <mart>(tbl, <params>) AS TABLE ...``."""
+    """``CREATE TEMP MACRO <mart>(tbl, <params>) AS TABLE ...``. A mart whose UDF returns ``last_seq``
+    (the leaderboards) gets the time of that replay row joined back in the replay's own type (TIMESTAMP,
+    DATE or integer) as ``last_played_at``; a contest replay has one row per player of a contest, hence
+    the DISTINCT."""
     params = "".join(f", {name} := {default}" for name, default in mart.parameters)
     args = "".join(f", {name}" for name, _ in mart.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
@@ -130,13 +133,13 @@ def macro_sql(mart: Mart) -> str:
     rows = f"""
 WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {source} AS r),
 rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)"""
-    if mart.name == "leaderboard":
+    if any(name == "last_seq" for name, _ in mart.returns):
         columns = ", ".join(f"o.{name}" for name, _ in mart.returns if name != "last_seq")
         select = f"""
-SELECT {columns}, r.played_at AS last_played_at
+SELECT {columns}, t.played_at AS last_played_at
 FROM rows AS o
-JOIN {source} AS r
-  ON r.seq = o.last_seq AND r.league IS NOT DISTINCT FROM o.league AND r.system IS NOT DISTINCT FROM o.system"""
+JOIN (SELECT DISTINCT r.league, r.system, r.seq, r.played_at FROM {source} AS r) AS t
+  ON t.seq = o.last_seq AND t.league IS NOT DISTINCT FROM o.league AND t.system IS NOT DISTINCT FROM o.system"""
     else:
         select = "\nSELECT * FROM rows"
     return f"CREATE OR REPLACE TEMP MACRO {mart.name}(tbl{params}) AS TABLE{rows}{select}\n"

@@ -55,7 +55,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(lr_test_udf.macro_sql())
     con.execute(contest_udf.replay_macro_sql())
     for mart in contest_udf.MARTS:
-        con.execute(contest_udf.mart_macro_sql(mart))
+        con.execute(evaluation_udf.macro_sql(mart))
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
