@@ -23,6 +23,9 @@ bench: $(VENV)/.installed
 	$(PY) bench/replay_trueskill.py
 	$(PY) bench/replay_chance.py
 	$(PY) bench/elo_mmr.py
+	$(PY) bench/bt_lr_test.py
+	$(PY) bench/bt_lr_test_power.py
+	$(PY) bench/elo_vs_elo2k.py
 
 clean:
 	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb
