@@ -8,11 +8,13 @@ SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 
 from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
+from .fits import bt_fit
 from .sql.registry import register
 from .systems import chance, elo, glicko, glicko2, trueskill
 
 __all__ = [
     "DuckrateInputError",
+    "bt_fit",
     "calibration_bins",
     "calibration_summary",
     "chance",
