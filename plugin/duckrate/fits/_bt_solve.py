@@ -17,13 +17,19 @@ from ._bt_solution import Runaway, Solution
 DEFAULT_MAX_ITER = {"newton": 100, "mm": 100_000}
 
 
+#: A fitted |θ_a - θ_b + α| beyond this (odds of 1e13 to 1) means the plain MLE runs off to infinity
+#: along a direction the connectivity check cannot see (only possible with the order effect).
+MAX_FITTED_GAP = 30.0
+
+
 class NoFiniteOptimum(ArithmeticError):
     """Plain MLE without Zermelo's condition (``existence`` says which players break it), or a runaway
-    order effect (``existence`` is None)."""
+    order effect (``existence`` is None, ``reason`` says why)."""
 
-    def __init__(self, existence: Existence | None):
+    def __init__(self, existence: Existence | None, reason: str = "the ratings or the side-A effect run to infinity"):
         super().__init__("no finite maximum-likelihood Bradley-Terry fit")
         self.existence = existence
+        self.reason = reason
 
 
 def fit_pairs(pairs: Pairs, precision: np.ndarray, mu: np.ndarray, use_alpha: bool = False, method: str = "newton",
@@ -34,17 +40,29 @@ def fit_pairs(pairs: Pairs, precision: np.ndarray, mu: np.ndarray, use_alpha: bo
     Raises :class:`NoFiniteOptimum` when the plain MLE (all ``precision`` zero) does not exist or the
     iterates run away.
     """
-    if not np.any(precision > 0.0):
+    mle = not np.any(precision > 0.0)
+    if mle:
         existence = check_existence(pairs)
         if not existence.exists:
             raise NoFiniteOptimum(existence)
+    if use_alpha:  # α has no prior: it is finite only if side A both scored and conceded something
+        if not pairs.wins.sum() > 0.0:
+            raise NoFiniteOptimum(None, "side A never scored, so the side-A effect runs to -infinity")
+        if not pairs.losses.sum() > 0.0:
+            raise NoFiniteOptimum(None, "side A won every game, so the side-A effect runs to +infinity")
     solver = {"newton": newton_fit, "mm": mm_fit}[method]
     try:
         with np.errstate(divide="ignore"):
-            return solver(pairs, precision, mu, use_alpha, tol, DEFAULT_MAX_ITER[method] if max_iter is None else max_iter,
-                          theta0, alpha0)
+            solution = solver(pairs, precision, mu, use_alpha, tol, DEFAULT_MAX_ITER[method] if max_iter is None else max_iter,
+                              theta0, alpha0)
     except Runaway as runaway:
         raise NoFiniteOptimum(None) from runaway
+    if mle and pairs.n_pairs:
+        played = (pairs.wins + pairs.losses) > 0.0
+        gap = np.abs(solution.theta[pairs.a] - solution.theta[pairs.b] + solution.alpha)[played]
+        if gap.size and gap.max() > MAX_FITTED_GAP:
+            raise NoFiniteOptimum(None)
+    return solution
 
 
 def bt_theta(player_a: np.ndarray, player_b: np.ndarray, score: np.ndarray, n_players: int,

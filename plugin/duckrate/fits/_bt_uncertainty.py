@@ -89,10 +89,13 @@ def _inverse_factor(h):
 
 
 def hessian_variances(pairs: Pairs, curvature: np.ndarray, precision: np.ndarray, use_alpha: bool,
-                      anchor: int | None) -> tuple[np.ndarray, float]:
+                      anchor: int | None, centred: bool) -> tuple[np.ndarray, float]:
     """Variances of the reported θ (natural units²) and of α from the inverse Hessian at the optimum.
 
-    ``curvature`` is the per-pair ``v`` of :func:`._bt_model.evaluate` at the optimum.
+    ``curvature`` is the per-pair ``v`` of :func:`._bt_model.evaluate` at the optimum. The reported θ is
+    θ_i - θ_anchor (``anchor``), θ_i - mean(θ) (``centred``: MLE, and ridge, whose optimum is mean-zero in
+    every resample, so the prior's uncertainty about the common level is not reported), or θ_i itself
+    (MAP with prior means, which set the level).
     """
     n = pairs.n_players
     mle = not np.any(precision > 0.0)
@@ -103,6 +106,10 @@ def hessian_variances(pairs: Pairs, curvature: np.ndarray, precision: np.ndarray
     inverse_diag = np.einsum("ij,ij->i", w, w)
     offset = 1.0 / n if mle else 0.0  # the u uᵀ term of the pseudo-inverse
     alpha_var = float(inverse_diag[n]) if use_alpha else math.nan
+    if anchor is None and centred:
+        total = w[:n].sum(axis=0)  # Σ_j W[j]: (h⁻¹ 1)_i = W[i]·total, 1ᵀh⁻¹1 = ‖total‖²
+        var = inverse_diag[:n] - (2.0 / n) * (w[:n] @ total) + float(total @ total) / (n * n)
+        return np.maximum(var, 0.0), alpha_var
     if anchor is None:
         return inverse_diag[:n] - offset, alpha_var
     cross = w[:n] @ w[anchor]  # (h⁻¹)_{i,k}; the 1/n of the pseudo-inverse cancels in the difference

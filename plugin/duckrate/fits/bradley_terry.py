@@ -157,16 +157,15 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
     except NoFiniteOptimum as failure:
         if failure.existence is not None:
             raise DuckrateInputError(describe(failure.existence, name_of, where)) from None
-        raise DuckrateInputError(
-            f"{where}: no finite maximum-likelihood fit: the side-A (home) effect or some ratings run to infinity "
-            "(e.g. side A won every game); set prior_sd (e.g. prior_sd := 300) for a MAP fit") from None
+        suggestion = "fit without home_advantage" if "side A" in failure.reason else "set prior_sd (e.g. prior_sd := 300) for a MAP fit"
+        raise DuckrateInputError(f"{where}: no finite fit: {failure.reason}; {suggestion}") from None
     n = pairs.n_players
     shift = 0.0
     if anchor is not None:
         shift = (params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - solution.theta[anchor]
 
     def normalise(theta):
-        theta = theta - theta.mean() if not np.any(precision > 0) else theta
+        theta = theta - theta.mean() if not np.any(mu != 0.0) else theta
         return theta + ((params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - theta[anchor]) if anchor is not None else theta
 
     theta = solution.theta + shift
@@ -181,7 +180,8 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
                                      f"the limit is {HESSIAN_HARD_LIMIT} players: use 'bootstrap' or 'none'")
         grad, curvature, diagonal = np.empty(n + 1), np.empty(pairs.n_pairs), np.empty(n + 1)
         evaluate(pairs.a, pairs.b, pairs.wins, pairs.losses, solution.theta, solution.alpha, mu, precision, grad, curvature, diagonal)
-        variance, _ = hessian_variances(pairs, curvature, precision, use_alpha, anchor)
+        centred = anchor is None and not np.any(mu != 0.0)  # MLE and ridge report θ mean-zero
+        variance, _ = hessian_variances(pairs, curvature, precision, use_alpha, anchor, centred)
         sd = np.sqrt(np.maximum(variance, 0.0))
         lower, upper = theta - Z_95 * sd, theta + Z_95 * sd
     elif kind == "bootstrap":
