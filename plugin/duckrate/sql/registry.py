@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from ..systems import REPLAY_SYSTEMS
-from . import evaluation_udf, replay_udf
+from . import evaluation_udf, fit_udf, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -28,6 +28,8 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     for mart in evaluation_udf.MARTS:
         if not _function_exists(con, mart.udf_name):
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
+    if not _function_exists(con, fit_udf.UDF_NAME):
+        _create(con, fit_udf.UDF_NAME, fit_udf.make_udf(), fit_udf.RETURN_TYPE)
 
 
 def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) -> None:
@@ -45,6 +47,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(replay_udf.macro_sql(system))
     for mart in evaluation_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
+    con.execute(fit_udf.macro_sql())
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
