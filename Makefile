@@ -22,6 +22,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/replay_glicko2.py
 	$(PY) bench/replay_trueskill.py
 	$(PY) bench/replay_chance.py
+	$(PY) bench/bt_fit.py
 
 clean:
 	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb

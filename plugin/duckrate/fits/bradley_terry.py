@@ -165,7 +165,7 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
         shift = (params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - solution.theta[anchor]
 
     def normalise(theta):
-        theta = theta - theta.mean() if not np.any(mu != 0.0) else theta
+        theta = theta - theta.mean() if not params["with_priors"] else theta
         return theta + ((params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - theta[anchor]) if anchor is not None else theta
 
     theta = solution.theta + shift
@@ -180,7 +180,7 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
                                      f"the limit is {HESSIAN_HARD_LIMIT} players: use 'bootstrap' or 'none'")
         grad, curvature, diagonal = np.empty(n + 1), np.empty(pairs.n_pairs), np.empty(n + 1)
         evaluate(pairs.a, pairs.b, pairs.wins, pairs.losses, solution.theta, solution.alpha, mu, precision, grad, curvature, diagonal)
-        centred = anchor is None and not np.any(mu != 0.0)  # MLE and ridge report θ mean-zero
+        centred = anchor is None and not params["with_priors"]  # MLE and ridge report θ mean-zero
         variance, _ = hessian_variances(pairs, curvature, precision, use_alpha, anchor, centred)
         sd = np.sqrt(np.maximum(variance, 0.0))
         lower, upper = theta - Z_95 * sd, theta + Z_95 * sd
@@ -209,7 +209,8 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
     prepared = prepare_matches(columns, table)
     priors = prior_columns(priors)
     precision_all, mu_all = _prior_arrays(prepared, priors, params["prior_sd"])
-    if params["anchor_player"] is not None and priors is not None and len(priors.get("player", [])):
+    params["with_priors"] = priors is not None and len(priors.get("player", [])) > 0
+    if params["anchor_player"] is not None and params["with_priors"]:
         raise DuckrateInputError("bt_fit: give either priors (which fix the rating scale) or anchor_player, not both")
     local, members = _canonical_codes(prepared)
     rows = _league_rows(prepared)
