@@ -6,7 +6,7 @@ along the all-ones direction; under the mean-zero constraint the covariance is i
 ``(H + u uᵀ)⁻¹ - u uᵀ`` (u the unit all-ones vector on θ); anchored at player k the reported θ_i - θ_k
 has variance ``C_ii + C_kk - 2 C_ik``. The dense inverse costs O(N³) time and O(N²) memory, computed by
 our own Cholesky factorisation in one thread (no BLAS whose reductions could vary with the thread count),
-so it is used up to :data:`HESSIAN_MAX_PLAYERS` players per league (about a second here).
+so it is used up to :data:`HESSIAN_MAX_PLAYERS` players per league (about 2 s here at 2000).
 
 *Bootstrap* (more players): ``resamples`` fits on games resampled with replacement (seeded; the draws
 follow the canonical row order, so the result does not depend on the input's row order), each warm-started
