@@ -9,6 +9,7 @@ from . import evaluation
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
 from .evaluation.contests import contest_leaderboard, contest_metrics
+from .fits import bt_fit
 from .fits.bt_lr_test import bt_lr_test
 from .sql.registry import register
 from .systems import chance, elo, elo2k, glicko, glicko2, pairwise, trueskill
@@ -16,6 +17,7 @@ from .systems.elo_mmr import elo_mmr
 
 __all__ = [
     "DuckrateInputError",
+    "bt_fit",
     "bt_lr_test",
     "calibration_bins",
     "calibration_summary",

@@ -19,7 +19,7 @@ from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
 
 REPO = Path(__file__).resolve().parents[2]
 MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve")
-ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo", "replays", "bt_tests", *MART_TABLES)
+ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo", "replays", "bt_tests", *MART_TABLES, "bt_ratings")
 
 
 @pytest.fixture(scope="module")
@@ -175,3 +175,23 @@ def test_contest_models_are_built_and_equal_the_python_api(plain):
     board = plain.sql("SELECT * FROM contest_leaderboard ORDER BY rank").pl()
     assert board["rank"].to_list() == list(range(1, board.height + 1))
     assert board.schema["last_played_at"] == pl.Datetime("us")
+
+
+def test_bt_ratings_is_the_python_fit_of_the_staged_matches(plain):
+    """bt_ratings (var duckrate_bt_params: {} = plain MLE, inverse-Hessian intervals) equals duckrate.bt_fit."""
+    staged = plain.sql("SELECT match_id, played_at, player_a, player_b, score_a, league, weight FROM stg_matches").pl()
+    expected = duckrate.bt_fit(staged).sort("league", "player")
+    actual = plain.sql("SELECT * FROM bt_ratings").pl().sort("league", "player")
+    assert actual.columns == expected.columns
+    assert actual.select("league", "player", "games", "method", "uncertainty").equals(
+        expected.select("league", "player", "games", "method", "uncertainty"))
+    for column in ("rating", "sd", "lower", "upper"):
+        assert (actual[column] - expected[column]).abs().max() < 1e-9, column
+    assert actual["converged"].all() and (actual["uncertainty"] == "hessian").all()
+    per_league = actual.group_by("league").agg(pl.col("rating").mean(), pl.len())
+    assert all(abs(mean - 1500.0) < 1e-6 for mean in per_league["rating"])  # mean-zero θ
+    players = dict(plain.sql(
+        "SELECT league, count(DISTINCT p) FROM (SELECT league, player_a AS p FROM stg_matches "
+        "UNION ALL SELECT league, player_b FROM stg_matches) GROUP BY league"
+    ).fetchall())
+    assert dict(per_league.select("league", "len").iter_rows()) == players

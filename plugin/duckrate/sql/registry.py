@@ -10,7 +10,7 @@ from __future__ import annotations
 import duckdb
 
 from ..systems import REPLAY_SYSTEMS
-from . import contest_udf, evaluation_udf, lr_test_udf, replay_udf
+from . import contest_udf, evaluation_udf, fit_udf, lr_test_udf, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -35,6 +35,8 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     for mart in contest_udf.MARTS:
         if not _function_exists(con, mart.udf_name):
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
+    if not _function_exists(con, fit_udf.UDF_NAME):
+        _create(con, fit_udf.UDF_NAME, fit_udf.make_udf(), fit_udf.RETURN_TYPE)
 
 
 def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) -> None:
@@ -56,6 +58,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(contest_udf.replay_macro_sql())
     for mart in contest_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
+    con.execute(fit_udf.macro_sql())
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:

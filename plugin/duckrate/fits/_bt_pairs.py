@@ -1,0 +1,127 @@
+"""Games aggregated into ordered pairs: the only data the Bradley-Terry solvers read.
+
+Every game of side A (``player_a``) against side B contributes its weight to the pair ``(a, b)``:
+``wins += w·s`` and ``losses += w·(1 - s)``, so a draw counts as half a win each way (ALGORITHMS.md).
+Pairs are ordered (``(a, b)`` and ``(b, a)`` stay apart) so that an order (first-move, home) effect can be
+fitted from the same arrays. Aggregation is one counting pass in a fixed order: the same rows in the same
+order give the same pairs and the same sums bit for bit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._numba import kernel
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """Ordered pairs of one fit.
+
+    Attributes
+    ----------
+    n_players : number of players (codes ``0 .. n_players-1``).
+    a, b : int64 arrays, the two players of each pair (side A, side B).
+    wins, losses : float64 arrays, weighted score of side A against side B and its complement.
+    games : int64 array, games (rows) per player, unweighted.
+    row_pair : int64 array, the pair of each input row (in the order the rows were given).
+    row_wins, row_losses : float64 arrays, each row's weighted contribution (for bootstrap resamples).
+    """
+
+    n_players: int
+    a: np.ndarray
+    b: np.ndarray
+    wins: np.ndarray
+    losses: np.ndarray
+    games: np.ndarray
+    row_pair: np.ndarray
+    row_wins: np.ndarray
+    row_losses: np.ndarray
+
+    @property
+    def n_pairs(self) -> int:
+        return self.a.shape[0]
+
+
+@kernel
+def _aggregate(code_a, code_b, score, weight, n_players):
+    """Group rows by side A (a stable counting sort), then by side B within each group via a marker
+    array; pairs within a group come in order of their first row. O(rows + players)."""
+    n_rows = code_a.shape[0]
+    weighted = weight.shape[0] == n_rows
+    games = np.zeros(n_players, dtype=np.int64)
+    start = np.zeros(n_players + 1, dtype=np.int64)
+    for r in range(n_rows):
+        start[code_a[r] + 1] += 1
+        games[code_a[r]] += 1
+        games[code_b[r]] += 1
+    for i in range(n_players):
+        start[i + 1] += start[i]
+    fill = start[:-1].copy()
+    by_a = np.empty(n_rows, dtype=np.int64)
+    for r in range(n_rows):
+        by_a[fill[code_a[r]]] = r
+        fill[code_a[r]] += 1
+    marker = np.full(n_players, -1, dtype=np.int64)
+    slot = np.empty(n_players, dtype=np.int64)
+    pair_a = np.empty(n_rows, dtype=np.int64)
+    pair_b = np.empty(n_rows, dtype=np.int64)
+    wins = np.zeros(n_rows, dtype=np.float64)
+    losses = np.zeros(n_rows, dtype=np.float64)
+    row_pair = np.empty(n_rows, dtype=np.int64)
+    row_wins = np.empty(n_rows, dtype=np.float64)
+    row_losses = np.empty(n_rows, dtype=np.float64)
+    n_pairs = 0
+    for i in range(n_players):
+        for k in range(start[i], start[i + 1]):
+            r = by_a[k]
+            j = code_b[r]
+            if marker[j] != i:
+                marker[j] = i
+                slot[j] = n_pairs
+                pair_a[n_pairs] = i
+                pair_b[n_pairs] = j
+                n_pairs += 1
+            p = slot[j]
+            w = weight[r] if weighted else 1.0
+            won = w * score[r]
+            lost = w * (1.0 - score[r])
+            wins[p] += won
+            losses[p] += lost
+            row_pair[r] = p
+            row_wins[r] = won
+            row_losses[r] = lost
+    return (pair_a[:n_pairs].copy(), pair_b[:n_pairs].copy(), wins[:n_pairs].copy(), losses[:n_pairs].copy(),
+            games, row_pair, row_wins, row_losses)
+
+
+def pairs_from_rows(code_a: np.ndarray, code_b: np.ndarray, score: np.ndarray, weight: np.ndarray | None, n_players: int) -> Pairs:
+    """Aggregate games given as integer codes (``0 <= code < n_players``, ``code_a != code_b``), scores in
+    [0, 1] and optional positive weights (None: every game weighs 1) into :class:`Pairs`."""
+    code_a = np.ascontiguousarray(code_a, dtype=np.int64)
+    code_b = np.ascontiguousarray(code_b, dtype=np.int64)
+    score = np.ascontiguousarray(score, dtype=np.float64)
+    weight = np.ones(1, dtype=np.float64) if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
+    a, b, wins, losses, games, row_pair, row_wins, row_losses = _aggregate(code_a, code_b, score, weight, int(n_players))
+    return Pairs(int(n_players), a, b, wins, losses, games, row_pair, row_wins, row_losses)
+
+
+@kernel
+def _resample_sums(row_pair, row_wins, row_losses, counts, n_pairs):
+    wins = np.zeros(n_pairs, dtype=np.float64)
+    losses = np.zeros(n_pairs, dtype=np.float64)
+    for r in range(row_pair.shape[0]):
+        c = counts[r]
+        if c:
+            wins[row_pair[r]] += c * row_wins[r]
+            losses[row_pair[r]] += c * row_losses[r]
+    return wins, losses
+
+
+def resampled(pairs: Pairs, counts: np.ndarray) -> Pairs:
+    """The same pairs with each row counted ``counts[row]`` times (a bootstrap resample); pairs left with
+    no game keep zero wins and losses, which adds nothing to the likelihood."""
+    wins, losses = _resample_sums(pairs.row_pair, pairs.row_wins, pairs.row_losses, np.ascontiguousarray(counts, np.int64), pairs.n_pairs)
+    return Pairs(pairs.n_players, pairs.a, pairs.b, wins, losses, pairs.games, pairs.row_pair, pairs.row_wins, pairs.row_losses)
