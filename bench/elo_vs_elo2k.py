@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import _common as common  # noqa: E402
 
 T = 100_000
-GRID = [(a, b) for a in (0.002, 0.01, 0.05, 0.2, 1.0) for b in (10.0, 1000.0)]
+GRID = [(a, b) for a in (0.002, 0.01, 0.05, 0.2, 1.0, 5.0) for b in (10.0, 1000.0)]
 
 
 def cumulative_loss(out):
