@@ -12,7 +12,7 @@ import pyarrow as pa
 
 from ..fits.bradley_terry import BT_FIT, OUTPUT_SCHEMA, fit_columns
 from ._lists import list_values, map_list_rows, struct_columns, whole
-from .replay_udf import EMPTY_PRIORS_VIEW, KEYED_COLUMNS, OPTIONAL_MATCH_COLUMNS, PACKED_COLUMNS, PRIOR_FIELDS
+from .replay_udf import EMPTY_PRIORS_VIEW, names_and_priors_ctes, packed_matches_sql
 
 UDF_NAME = "duckrate_bt_fit_udf"
 # (name, SQL default) in the UDF's argument order; priors is the macro's table argument.
@@ -62,27 +62,12 @@ def macro_sql() -> str:
     """``CREATE TEMP MACRO bt_fit(tbl, <params>, priors := <empty view>) AS TABLE ...``."""
     params = ", ".join(f"{name} := {default}" for name, default in PARAMETERS)
     args = ", ".join(name for name, _ in PARAMETERS)
-    prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
-    source = f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
     return f"""
 CREATE OR REPLACE TEMP MACRO bt_fit(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
 WITH packed AS (
     SELECT list(m) AS match_list
-    FROM (SELECT COLUMNS({PACKED_COLUMNS}),
-                 if(COLUMNS({KEYED_COLUMNS}) IS NULL, NULL, hash(COLUMNS({KEYED_COLUMNS})))
-          FROM query_table(tbl)) AS m
-), player_names AS (
-    SELECT list(struct_pack(key := hash(n.name), name := n.name::VARCHAR)) AS names
-    FROM (SELECT DISTINCT s.name FROM (SELECT m.player_a AS name FROM {source} AS m
-                                       UNION ALL SELECT m.player_b FROM {source} AS m) AS s
-          WHERE s.name IS NOT NULL) AS n
-), league_names AS (
-    SELECT list(struct_pack(key := hash(n.league), name := n.league::VARCHAR)) AS names
-    FROM (SELECT DISTINCT m.league FROM {source} AS m WHERE m.league IS NOT NULL) AS n
-), packed_priors AS (
-    SELECT list(struct_pack({prior_fields})) AS prior_list
-    FROM ((FROM {EMPTY_PRIORS_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p
-)
+    FROM {packed_matches_sql()} AS m
+), {names_and_priors_ctes()}
 SELECT unnest({UDF_NAME}(packed.match_list, (SELECT pn.names FROM player_names AS pn),
               (SELECT ln.names FROM league_names AS ln), (SELECT pp.prior_list FROM packed_priors AS pp),
               tbl, {args}), recursive := true)

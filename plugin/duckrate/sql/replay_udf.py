@@ -83,28 +83,20 @@ def make_udf(system: ReplaySystem):
     return replay_udf
 
 
-def macro_sql(system: ReplaySystem) -> str:
-    """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := NULL) AS TABLE ...``."""
-    params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in system.parameters)
-    args = ", ".join(p.name for p in system.parameters)
-    passthrough = ", ".join(f"{name} := m.{name}" for name in PASSTHROUGH_FIELDS)
-    prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
-    renamed = {"league": "z.league_name AS league", "player_a": "z.player_a_name AS player_a",
-               "player_b": "z.player_b_name AS player_b"}
-    if not system.has_sd:
-        renamed.update({name: f"NULL::DOUBLE AS {name}" for name in SD_COLUMNS})
-    outputs = ", ".join(renamed.get(name, f"z.{name}") for name in OUTPUT_COLUMNS)
-    # The table is scanned by each consumer rather than through a shared CTE, which DuckDB materialises.
-    source = f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
-    # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
-    return f"""
-CREATE OR REPLACE TEMP MACRO {system.name}_replay(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
-WITH packed AS (
-    SELECT list(m) AS match_list, list(struct_pack({passthrough})) AS passthrough
-    FROM (SELECT COLUMNS({PACKED_COLUMNS}),
+def packed_matches_sql() -> str:
+    """The rows a match macro packs: the columns the table has among ``PACKED_COLUMNS``, and players and
+    league as 64-bit hash keys (the names travel once each, in ``player_names`` / ``league_names``)."""
+    return f"""(SELECT COLUMNS({PACKED_COLUMNS}),
                  if(COLUMNS({KEYED_COLUMNS}) IS NULL, NULL, hash(COLUMNS({KEYED_COLUMNS})))
-          FROM query_table(tbl)) AS m
-), player_names AS (
+          FROM query_table(tbl))"""
+
+
+def names_and_priors_ctes() -> str:
+    """The ``player_names``, ``league_names`` and ``packed_priors`` CTEs of a match macro over ``tbl`` and
+    ``priors`` (used by every replay and by ``bt_fit``)."""
+    source = f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
+    prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
+    return f"""player_names AS (
     SELECT list(struct_pack(key := hash(n.name), name := n.name::VARCHAR)) AS names
     FROM (SELECT DISTINCT s.name FROM (SELECT m.player_a AS name FROM {source} AS m
                                        UNION ALL SELECT m.player_b FROM {source} AS m) AS s
@@ -115,7 +107,27 @@ WITH packed AS (
 ), packed_priors AS (
     SELECT list(struct_pack({prior_fields})) AS prior_list
     FROM ((FROM {EMPTY_PRIORS_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p
-), zipped AS (
+)"""
+
+
+def macro_sql(system: ReplaySystem) -> str:
+    """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := NULL) AS TABLE ...``."""
+    params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in system.parameters)
+    args = ", ".join(p.name for p in system.parameters)
+    passthrough = ", ".join(f"{name} := m.{name}" for name in PASSTHROUGH_FIELDS)
+    renamed = {"league": "z.league_name AS league", "player_a": "z.player_a_name AS player_a",
+               "player_b": "z.player_b_name AS player_b"}
+    if not system.has_sd:
+        renamed.update({name: f"NULL::DOUBLE AS {name}" for name in SD_COLUMNS})
+    outputs = ", ".join(renamed.get(name, f"z.{name}") for name in OUTPUT_COLUMNS)
+    # The table is scanned by each consumer rather than through a shared CTE, which DuckDB materialises.
+    # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
+    return f"""
+CREATE OR REPLACE TEMP MACRO {system.name}_replay(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
+WITH packed AS (
+    SELECT list(m) AS match_list, list(struct_pack({passthrough})) AS passthrough
+    FROM {packed_matches_sql()} AS m
+), {names_and_priors_ctes()}, zipped AS (
     SELECT unnest(packed.passthrough, recursive := true),
            unnest({udf_name(system)}(packed.passthrough, packed.match_list, (SELECT pn.names FROM player_names AS pn),
                   (SELECT ln.names FROM league_names AS ln), (SELECT pp.prior_list FROM packed_priors AS pp),
