@@ -150,7 +150,7 @@ def test_bt_tests_has_every_test_per_league_as_the_python_api(plain):
     expected = duckrate.bt_lr_test(staged)
     actual = plain.sql("SELECT * FROM bt_tests").pl()
     assert actual.sort("league", "test").equals(expected.sort("league", "test"))
-    assert actual.height == 6 * staged["league"].n_unique()
+    assert actual.height == 8 * staged["league"].n_unique()
 
 
 CONTEST_TABLES = ("stg_contest_results_checked", "stg_contest_results", "replay_elo_mmr", "contest_replays",

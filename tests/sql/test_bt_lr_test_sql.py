@@ -28,7 +28,7 @@ def test_sql_equals_python(con, matches):
     got = con.sql("SELECT * FROM bt_lr_test('matches', seed := 4, permutations := 19)").pl()
     want = duckrate.bt_lr_test(matches, seed=4, permutations=19)
     assert got.sort("league", "test").equals(want.sort("league", "test"))
-    assert got.height == 12
+    assert got.height == 16
 
 
 def test_sql_defaults_and_threads(con, matches):
