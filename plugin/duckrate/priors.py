@@ -133,3 +133,12 @@ def check_positive_priors(priors, fields: tuple[str, ...], system: str) -> None:
                 f"player_priors: column '{name}' has {float(values[row])!r} for player {priors['player'][row].as_py()!r}; "
                 f"expected {name} > 0 ({system})"
             )
+
+
+def reject_priors(priors, system: str) -> None:
+    """Systems without a scalar starting state cannot take a ``priors`` table: say so rather than ignore it."""
+    if priors is not None and len(next(iter(priors.values()), [])) > 0:
+        raise DuckrateInputError(
+            f"{system}: a player_priors table was given, but {system} has no scalar starting state a prior "
+            "rating could set; expected no priors (or an empty table)"
+        )

@@ -27,6 +27,17 @@ MAX_NEWTON_STEPS = 100
 
 
 @kernel
+def log_loss(z, target):
+    """``(log(1 + e^z) - target·z, σ(z))``: the logistic log loss of one game and its forecast, with one
+    exponential and no overflow."""
+    if z > 0.0:
+        e = math.exp(-z)
+        return z + math.log1p(e) - target * z, 1.0 / (1.0 + e)
+    e = math.exp(z)
+    return math.log1p(e) - target * z, e / (1.0 + e)
+
+
+@kernel
 def objective(a, b, target, weight, features, beta, n, lam, grad, curvature):
     """f(β) at β = [θ; α]; fills ``grad`` (n + m) and ``curvature`` (w p (1-p) per game)."""
     m = features.shape[1]
@@ -38,14 +49,8 @@ def objective(a, b, target, weight, features, beta, n, lam, grad, curvature):
         for k in range(m):
             z += beta[n + k] * features[t, k]
         w = weight[t] if weighted else 1.0
-        if z > 0.0:  # one exponential for both log(1 + e^z) and σ(z)
-            e = math.exp(-z)
-            total += w * (z + math.log1p(e) - target[t] * z)
-            p = 1.0 / (1.0 + e)
-        else:
-            e = math.exp(z)
-            total += w * (math.log1p(e) - target[t] * z)
-            p = e / (1.0 + e)
+        loss, p = log_loss(z, target[t])
+        total += w * loss
         r = w * (p - target[t])
         grad[a[t]] += r
         grad[b[t]] -= r

@@ -31,6 +31,7 @@ from ._bt_existence import describe
 from ._bt_model import evaluate
 from ._bt_pairs import Pairs, pairs_from_rows
 from ._bt_solve import DEFAULT_MAX_ITER, NoFiniteOptimum, fit_pairs
+from ._league_games import league_rows, name_ordered_codes
 from ._bt_uncertainty import (HESSIAN_HARD_LIMIT, HESSIAN_MAX_PLAYERS, Z_95, bootstrap_replicates,
                               bootstrap_summary, hessian_variances)
 
@@ -92,39 +93,6 @@ def resolve_parameters(given: dict) -> dict:
         raise DuckrateInputError(f"bt_fit: parameter anchor_player = {anchor!r}; expected a player name (VARCHAR) or NULL")
     params["anchor_player"] = anchor
     return params
-
-
-def _canonical_codes(prepared: PreparedMatches) -> tuple[np.ndarray, list[np.ndarray]]:
-    """Per state slot, its player's index within its league when players are sorted by name (-1 for
-    unused slots); and per league, the slots in that order. Sorting by name makes the fit independent of
-    the input's row order, bit for bit."""
-    used = np.zeros(prepared.n_states, dtype=np.bool_)
-    used[prepared.state_a] = True
-    used[prepared.state_b] = True
-    name_rank = np.empty(len(prepared.players), dtype=np.int64)
-    name_rank[np.asarray(pc.sort_indices(prepared.players), dtype=np.int64)] = np.arange(len(prepared.players))
-    slots = np.flatnonzero(used)
-    key = prepared.state_league[slots] * len(prepared.players) + name_rank[prepared.state_player[slots]]
-    slots = slots[np.argsort(key, kind="stable")]
-    leagues = prepared.state_league[slots]
-    bounds = np.searchsorted(leagues, np.arange(prepared.n_leagues + 1))
-    local = np.full(prepared.n_states, -1, dtype=np.int64)
-    per_league = []
-    for league in range(prepared.n_leagues):
-        members = slots[bounds[league]:bounds[league + 1]]
-        local[members] = np.arange(members.size)
-        per_league.append(members)
-    return local, per_league
-
-
-def _league_rows(prepared: PreparedMatches) -> list[np.ndarray]:
-    """Each league's rows in replay order (played_at, then match_id): a canonical order of the games."""
-    order = prepared.order
-    if prepared.n_leagues == 1:
-        return [order]
-    grouped = order[np.argsort(prepared.league[order], kind="stable")]
-    bounds = np.searchsorted(prepared.league[grouped], np.arange(prepared.n_leagues + 1))
-    return [grouped[bounds[i]:bounds[i + 1]] for i in range(prepared.n_leagues)]
 
 
 def _prior_arrays(prepared: PreparedMatches, priors, prior_sd: float | None):
@@ -212,8 +180,8 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
     params["with_priors"] = priors is not None and len(priors.get("player", [])) > 0
     if params["anchor_player"] is not None and params["with_priors"]:
         raise DuckrateInputError("bt_fit: give either priors (which fix the rating scale) or anchor_player, not both")
-    local, members = _canonical_codes(prepared)
-    rows = _league_rows(prepared)
+    local, members = name_ordered_codes(prepared)
+    rows = league_rows(prepared)
     weighted = prepared.weight.shape[0] == prepared.n_rows
     anchor_code = None
     if params["anchor_player"] is not None:
@@ -227,9 +195,9 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
         if slots.size == 0:
             continue
         league_name = prepared.league_names[league]
-        league_rows = rows[league]
-        pairs = pairs_from_rows(local[prepared.state_a[league_rows]], local[prepared.state_b[league_rows]],
-                                prepared.score[league_rows], prepared.weight[league_rows] if weighted else None, slots.size)
+        games = rows[league]
+        pairs = pairs_from_rows(local[prepared.state_a[games]], local[prepared.state_b[games]],
+                                prepared.score[games], prepared.weight[games] if weighted else None, slots.size)
         anchor = None
         if params["anchor_player"] is not None:
             hit = np.flatnonzero(prepared.state_player[slots] == anchor_code) if anchor_code is not None else np.empty(0)

@@ -56,7 +56,8 @@ from ..matches import PreparedMatches, columns_from_polars, prepare_matches
 from ..systems._replay import Parameter, resolve_parameters
 from ..systems.elo import elo_replay_kernel
 from ._bt_solve import bt_theta
-from ._game_logistic import fit_games
+from ._game_logistic import fit_games, log_loss
+from ._league_games import league_rows, name_ordered_codes
 
 TESTS = ("split", "martingale_0.01", "martingale_0.08", "lowrank", "matchmaking", "order_permutation",
          "martingale_split_0.01", "martingale_split_0.08")
@@ -149,11 +150,9 @@ def _lowrank_epoch(a, b, target, weight, u, v, grad_u, grad_v):
         i, j = a[t], b[t]
         z = u[i] * v[j] - u[j] * v[i]
         w = weight[t] if weighted else 1.0
-        if z > 0.0:
-            total += w * (z + math.log1p(math.exp(-z)) - target[t] * z)
-        else:
-            total += w * (math.log1p(math.exp(z)) - target[t] * z)
-        r = w * (1.0 / (1.0 + math.exp(-z)) - target[t])
+        loss, p = log_loss(z, target[t])
+        total += w * loss
+        r = w * (p - target[t])
         grad_u[i] += r * v[j]
         grad_v[j] += r * u[i]
         grad_u[j] -= r * v[i]
@@ -310,29 +309,22 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
     ]
 
 
-def _league_games(prepared: PreparedMatches, league: int):
-    """One league's games in replay order with player codes 0..n-1 in the order of the players' names."""
-    rows = prepared.order[prepared.league[prepared.order] == league]
-    slots = np.unique(np.concatenate([prepared.state_a[rows], prepared.state_b[rows]]))
-    names = prepared.players.take(pa.array(prepared.state_player[slots])).to_pylist()
-    by_name = np.argsort(np.array(names, dtype=object), kind="stable")
-    canonical = np.empty(slots.size, dtype=np.int64)
-    canonical[by_name] = np.arange(slots.size)
-    a = canonical[np.searchsorted(slots, prepared.state_a[rows])]
-    b = canonical[np.searchsorted(slots, prepared.state_b[rows])]
+def _league_games(prepared: PreparedMatches, rows: np.ndarray, local: np.ndarray, n: int):
+    """One league's games (``rows`` in replay order) as player codes 0..n-1 in name order, scores, weights."""
     weight = prepared.weight if prepared.weight.shape[0] == 1 else np.ascontiguousarray(prepared.weight[rows])
-    return a, b, np.ascontiguousarray(prepared.score[rows]), weight, int(slots.size)
+    return local[prepared.state_a[rows]], local[prepared.state_b[rows]], np.ascontiguousarray(prepared.score[rows]), weight
 
 
 def lr_test_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pl.DataFrame:
     """The tests over a table given as Arrow columns (the SQL path and the Python function share this)."""
     params = resolve_parameters("bt_lr_test", PARAMETERS, given)
     prepared = prepare_matches(columns, table)
+    local, members = name_ordered_codes(prepared)
     rows = []
-    for league in range(prepared.n_leagues):
-        a, b, target, weight, n = _league_games(prepared, league)
-        if a.size:
-            rows.extend(_league_tests(a, b, target, weight, n, prepared.league_names[league], params))
+    for league, league_games in enumerate(league_rows(prepared)):
+        if league_games.size:
+            a, b, target, weight = _league_games(prepared, league_games, local, members[league].size)
+            rows.extend(_league_tests(a, b, target, weight, members[league].size, prepared.league_names[league], params))
     out = pl.DataFrame(rows, schema=OUTPUT_SCHEMA).sort("league", nulls_last=True, maintain_order=True)
     return out.with_columns(pl.col("statistic", "df", "p_value").fill_nan(None))  # not applicable: NULL
 

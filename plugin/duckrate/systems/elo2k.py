@@ -28,6 +28,7 @@ import polars as pl
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
+from ..priors import reject_priors
 from ._player_seeds import player_digests, uniform_rows
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
@@ -111,15 +112,6 @@ def starting_vectors(prepared: PreparedMatches, dim: int, seed: int, init_max: f
     both = uniform_rows(digest_of_slot, 2 * dim, init_max)
     canonical = np.lexsort((digest_of_slot, prepared.state_league)).astype(np.int64)
     return np.ascontiguousarray(both[:, :dim]), np.ascontiguousarray(both[:, dim:]), canonical
-
-
-def reject_priors(priors, system: str) -> None:
-    """Systems without a scalar starting state cannot take a ``priors`` table: say so rather than ignore it."""
-    if priors is not None and len(next(iter(priors.values()), [])) > 0:
-        raise DuckrateInputError(
-            f"{system}: a player_priors table was given, but {system} has no scalar starting state a prior "
-            "rating could set; expected no priors (or an empty table)"
-        )
 
 
 def _run(prepared: PreparedMatches, priors, params: dict) -> dict:

@@ -20,8 +20,8 @@ import polars as pl
 
 from .._numba import kernel
 from ..matches import PreparedMatches
+from ..priors import reject_priors
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from .elo2k import reject_priors
 
 
 def pair_index(prepared: PreparedMatches) -> tuple[np.ndarray, int]:

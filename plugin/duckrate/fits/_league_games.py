@@ -1,0 +1,42 @@
+"""Each league's games in a canonical form shared by the batch fits and the tests of fit: rows in replay
+order and players coded 0..n-1 by name, so nothing downstream depends on the input's row order."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyarrow.compute as pc
+
+from ..matches import PreparedMatches
+
+
+def name_ordered_codes(prepared: PreparedMatches) -> tuple[np.ndarray, list[np.ndarray]]:
+    """Per state slot, its player's index within its league when players are sorted by name (-1 for
+    unused slots); and per league, the slots in that order. Sorting by name makes the fit independent of
+    the input's row order, bit for bit."""
+    used = np.zeros(prepared.n_states, dtype=np.bool_)
+    used[prepared.state_a] = True
+    used[prepared.state_b] = True
+    name_rank = np.empty(len(prepared.players), dtype=np.int64)
+    name_rank[np.asarray(pc.sort_indices(prepared.players), dtype=np.int64)] = np.arange(len(prepared.players))
+    slots = np.flatnonzero(used)
+    key = prepared.state_league[slots] * len(prepared.players) + name_rank[prepared.state_player[slots]]
+    slots = slots[np.argsort(key, kind="stable")]
+    leagues = prepared.state_league[slots]
+    bounds = np.searchsorted(leagues, np.arange(prepared.n_leagues + 1))
+    local = np.full(prepared.n_states, -1, dtype=np.int64)
+    per_league = []
+    for league in range(prepared.n_leagues):
+        members = slots[bounds[league]:bounds[league + 1]]
+        local[members] = np.arange(members.size)
+        per_league.append(members)
+    return local, per_league
+
+
+def league_rows(prepared: PreparedMatches) -> list[np.ndarray]:
+    """Each league's rows in replay order (played_at, then match_id): a canonical order of the games."""
+    order = prepared.order
+    if prepared.n_leagues == 1:
+        return [order]
+    grouped = order[np.argsort(prepared.league[order], kind="stable")]
+    bounds = np.searchsorted(prepared.league[grouped], np.arange(prepared.n_leagues + 1))
+    return [grouped[bounds[i]:bounds[i + 1]] for i in range(prepared.n_leagues)]
