@@ -91,7 +91,7 @@ def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, n
     rating = np.zeros(n)
     seq, expected = np.empty(t, np.int64), np.empty(t)
     before_a, before_b, after_a, after_b = (np.empty(t) for _ in range(4))
-    elo_replay_kernel(order, a, b, np.zeros(t, np.int64), target, weight, rating, np.ones(1, np.int64),
+    elo_replay_kernel(order, a, b, np.zeros(t, np.int64), target, weight, rating, np.ones(1, np.int64), np.zeros(1, np.int64),
                       eta, math.log(10.0), 0.0, 0.0, 0.0, False, seq, expected, before_a, before_b, after_a, after_b)
     return before_a, before_b, rating
 

@@ -15,11 +15,25 @@ from typing import Callable
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
 from ..priors import prior_columns
+from ._state import (
+    RebuildRequired,
+    StartState,
+    StateField,
+    check_continuation,
+    end_frame,
+    fresh_start,
+    params_json,
+    start_from_state,
+    state_frame,
+    subset,
+    used_slots,
+)
 
 # Columns of one replay row, in the contract's order. The first seven come from the input table.
 PASSTHROUGH_COLUMNS = ("league", "match_id", "played_at", "player_a", "player_b", "score_a")
@@ -129,6 +143,18 @@ class ReplaySystem:
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
     check_matches: Callable[[dict, PreparedMatches, str], None] = field(default=lambda columns, prepared, table: None)
+    # Saved state (see _state.py): the per-player, per-league and per-pair fields a run starts from and
+    # leaves, ``periods`` (prepared, params) -> int64 period per row or None for the periodic systems, and
+    # ``check_resume`` (prepared, params, start) -> a reason to replay from scratch, or None.
+    player_state: tuple[StateField, ...] = ()
+    league_state: tuple[StateField, ...] = ()
+    pair_state: tuple[StateField, ...] = ()
+    periods: Callable[[PreparedMatches, dict], np.ndarray | None] | None = None
+    check_resume: Callable[[PreparedMatches, dict, StartState], str | None] = field(default=lambda prepared, params, start: None)
+
+    @property
+    def saves_state(self) -> bool:
+        return bool(self.player_state or self.league_state or self.pair_state)
 
     @property
     def defaults(self) -> dict[str, float | None]:
@@ -144,16 +170,114 @@ class ReplaySystem:
         self, columns: dict[str, pa.Array], priors, params: dict, table: str = "matches"
     ) -> tuple[PreparedMatches, dict[str, np.ndarray | None]]:
         """The prepared matches and the output arrays in input row order (``None``: an all-NULL column)."""
-        params = self.resolve(params)
-        prepared = prepare_matches(columns, table)
-        self.check_matches(columns, prepared, table)
-        return prepared, self.run(prepared, prior_columns(priors), params)
+        prepared, outputs, _ = run_replay(self, columns, priors, params, table)
+        return prepared, outputs
 
 
-def replay_frame(system: ReplaySystem, matches: pl.DataFrame, priors=None, **params) -> pl.DataFrame:
-    """Run ``system`` over a Polars matches frame; one output row per match in replay order."""
+def run_replay(
+    system: ReplaySystem, columns: dict[str, pa.Array], priors, params: dict, table: str = "matches",
+    state=None, want_state: bool = False,
+) -> tuple[PreparedMatches, dict[str, np.ndarray | None], pl.DataFrame | None]:
+    """Replay ``system`` over ``columns``, continuing from a saved ``state`` table when given.
+
+    Returns the prepared matches, the output arrays by input row, and (with ``want_state``) the state
+    table after these matches (see :mod:`._state`). Raises :class:`._state.RebuildRequired` when the state
+    cannot be continued with these matches.
+    """
+    params = system.resolve(params)
+    prepared = prepare_matches(columns, table)
+    system.check_matches(columns, prepared, table)
+    priors = prior_columns(priors)
+    periods = system.periods(prepared, params) if system.periods is not None else None
+    old = state_frame(state) if state is not None else None
+    if old is not None and old.height:
+        check_continuation(system, columns, prepared, periods, old)
+        start = start_from_state(system, prepared, params, old)
+        reason = system.check_resume(prepared, params, start)
+        if reason:
+            raise RebuildRequired(f"state: {reason}; replay the whole history")
+    else:
+        start = fresh_start(prepared, system.player_state, system.league_state, params)
+    if (want_state or old is not None) and not system.saves_state:
+        raise DuckrateInputError(f"{system.name}: saved state is not supported yet; replay the whole history")
+    if periods is None:
+        outputs, end = _run_system(system, prepared, priors, params, start)
+        final_order, open_rows = prepared.order, None
+        saved = start.known | used_slots(prepared)
+    else:  # the league's last period stays open: save the state at its start, then rate it
+        last = np.full(prepared.n_leagues, np.iinfo(np.int64).min, dtype=np.int64)
+        np.maximum.at(last, prepared.league, periods)
+        open_rows = periods == last[prepared.league]
+        first = subset(prepared, ~open_rows)
+        outputs, end = _run_system(system, first, priors, params, start)
+        saved = start.known | used_slots(prepared, first.order)
+        rest = StartState(
+            known=saved, player={name: np.array(values) for name, values in end.player.items()},
+            league_known=start.league_known | (np.bincount(prepared.league[first.order], minlength=prepared.n_leagues) > 0),
+            league={name: np.array(values) for name, values in end.league.items()},
+            seq=start.seq + np.bincount(prepared.league[first.order], minlength=prepared.n_leagues),
+            n_players=start.n_players, saved_players=start.saved_players,
+            pairs=end.pairs if end.pairs is not None else start.pairs,
+        )
+        open_outputs, _ = _run_system(system, subset(prepared, open_rows), priors, params, rest)
+        outputs = {name: None if values is None else np.where(open_rows, open_outputs[name], values)
+                   for name, values in outputs.items()}
+        final_order = first.order
+    if not want_state:
+        return prepared, outputs, None
+    league_rows = _league_rows(system, columns, prepared, params, start, final_order, periods, open_rows)
+    new_state = end_frame(system, prepared, params, end, saved, league_rows, old)
+    counts = new_state.filter(pl.col("kind") == "player").group_by("league").len()
+    new_state = new_state.join(counts.rename({"len": "counted"}), on="league", how="left", nulls_equal=True).with_columns(
+        pl.when(pl.col("kind") == "league").then(pl.col("counted").fill_null(0)).alias("n_players")
+    ).drop("counted")
+    return prepared, outputs, new_state
+
+
+def _run_system(system, prepared, priors, params, start):
+    result = system.run(prepared, priors, params, start)
+    return (result, None) if isinstance(result, dict) else result  # a system that saves no state yet
+
+
+def _league_rows(system, columns, prepared, params, start, final_order, periods, open_rows) -> dict[int, dict]:
+    """The ``league`` state rows of the leagues these matches touch (see _state.STATE_SCHEMA)."""
+    rows = {}
+    batch_leagues = np.unique(prepared.league)
+    final_counts = np.bincount(prepared.league[final_order], minlength=prepared.n_leagues)
+    last_row = np.full(prepared.n_leagues, -1, dtype=np.int64)
+    last_row[prepared.league[final_order]] = final_order  # the last assignment per league wins
+    for league in batch_leagues.tolist():
+        row = {
+            "system": system.name, "params": params_json(params),
+            "seq": int(start.seq[league] + final_counts[league]), "time_unit": prepared.time_unit,
+            "last_time_key": None, "last_match_id": None, "resume_period": None, "pending_ids": None,
+        }
+        if periods is None:
+            at = int(last_row[league])
+            row["last_time_key"] = int(prepared.time_key[at])
+            row["last_match_id"] = str(columns["match_id"][at].as_py())
+        else:
+            in_open = np.flatnonzero(open_rows & (prepared.league == league))
+            row["resume_period"] = int(periods[in_open[0]])
+            row["pending_ids"] = [str(v) for v in pc.take(columns["match_id"], pa.array(in_open)).to_pylist()]
+        rows[league] = row
+    return rows
+
+
+def replay_frame(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, **params) -> pl.DataFrame:
+    """Run ``system`` over a Polars matches frame (continuing a saved ``state`` when given); one output
+    row per match in replay order."""
+    return _output_frame(system, matches, priors, state, params, want_state=False)[0]
+
+
+def replay_with_state(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, **params) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Like :func:`replay_frame`, plus the state table after these matches (one run)."""
+    return _output_frame(system, matches, priors, state, params, want_state=True)
+
+
+def _output_frame(system, matches, priors, state, params, want_state):
     columns = columns_from_polars(matches)
-    _, computed = system.compute(columns, priors, params)
+    _, computed, new_state = run_replay(system, columns, priors, params, state=state, want_state=want_state)
     out = matches.select([name for name in PASSTHROUGH_COLUMNS if name in matches.columns])
     if "league" not in out.columns:
         out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
@@ -161,7 +285,7 @@ def replay_frame(system: ReplaySystem, matches: pl.DataFrame, priors=None, **par
         pl.Series(name, values) if values is not None else pl.lit(None, dtype=pl.Float64).alias(name)
         for name, values in computed.items()
     )
-    return out.select(OUTPUT_COLUMNS).sort("league", "seq", nulls_last=True)
+    return out.select(OUTPUT_COLUMNS).sort("league", "seq", nulls_last=True), new_state
 
 
 @kernel

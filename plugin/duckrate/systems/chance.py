@@ -387,7 +387,7 @@ def _replay(prepared: PreparedMatches, priors, params: dict) -> tuple[dict, np.n
     return out, rho, np.flatnonzero(used)
 
 
-def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+def _run(prepared: PreparedMatches, priors, params: dict, start=None):
     return _replay(prepared, priors, params)[0]
 
 

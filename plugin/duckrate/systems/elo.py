@@ -19,23 +19,25 @@ from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ..priors import initial_states
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._state import EndState, StartState, StateField
 
 
 @kernel
 def elo_replay_kernel(
-    order, state_a, state_b, league, score, weight, rating, league_players,
+    order, state_a, state_b, league, score, weight, rating, league_players, played_in_league,
     k, scale, advantage, schedule_a, schedule_b, use_schedule,
     seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
 ):
     """Replay matches in ``order``, updating ``rating`` (one slot per league and player) in place.
 
-    Output arrays are indexed by input row, so the caller needs no scatter. ``schedule_*`` are used only
-    when ``use_schedule``; then K for the t-th match of league l is scale/ln10 · sqrt(a·N_l / (t + b)).
+    Output arrays are indexed by input row, so the caller needs no scatter. ``played_in_league`` counts
+    each league's matches so far (updated in place: a continued replay starts from its saved count).
+    ``schedule_*`` are used only when ``use_schedule``; then K for the t-th match of league l is
+    scale/ln10 · sqrt(a·N_l / (t + b)). ``order`` may hold only some of the rows.
     """
-    weighted = weight.shape[0] == order.shape[0]
+    weighted = weight.shape[0] == score.shape[0]
     log10_over_scale = math.log(10.0) / scale
     k_per_eta = scale / math.log(10.0)
-    played_in_league = np.zeros(league_players.shape[0], dtype=np.int64)
     for position in range(order.shape[0]):
         row = order[position]
         slot_a = state_a[row]
@@ -61,18 +63,32 @@ def elo_replay_kernel(
         rating_b_after[row] = before_b - delta
 
 
-def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
-    rating = initial_states(prepared, priors, {"rating": params["initial"]})["rating"]
+def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
+    rating = start.overlay(initial_states(prepared, priors, {"rating": params["initial"]}))["rating"]
     use_schedule = params["a"] is not None
     out = new_outputs(prepared.n_rows, has_sd=False)
+    played = start.seq.copy()
     elo_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        rating, prepared.players_per_league() if use_schedule else np.zeros(prepared.n_leagues, np.int64),
+        rating, start.n_players if use_schedule else np.zeros(prepared.n_leagues, np.int64), played,
         params["k"], params["scale"], params["advantage"],
         params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
         *kernel_outputs(out),
     )
-    return out
+    return out, EndState(player={"rating": rating})
+
+
+def _check_resume(prepared: PreparedMatches, params: dict, start: StartState) -> str | None:
+    """The decaying schedule's N is the league's player count over the whole history: new players change
+    every step already taken."""
+    if params["a"] is None:
+        return None
+    changed = np.flatnonzero(start.league_known & (start.n_players != start.saved_players))
+    if changed.size:
+        league = changed[0]
+        return (f"league {prepared.league_names[league]!r} now has {int(start.n_players[league])} players, not "
+                f"{int(start.saved_players[league])}, and the decaying schedule's step depends on that count")
+    return None
 
 
 def _check_schedule(params: dict) -> None:
@@ -95,6 +111,8 @@ ELO = ReplaySystem(
     run=_run,
     check=_check_schedule,
     has_sd=False,
+    player_state=(StateField("rating"),),
+    check_resume=_check_resume,
 )
 
 
@@ -107,6 +125,7 @@ def elo(
     a: float | None = None,
     b: float | None = None,
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Elo replay over a matches table.
 
@@ -121,10 +140,12 @@ def elo(
     a, b : decaying schedule ``η_t = sqrt(a·N/(t+b))`` of Tang, Wang & Jin (Appendix D), in natural
         units; K = scale/ln10 · η_t. Give both or neither.
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``league``) of starting ratings.
+    state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
+        matches after it, and the result is that of one replay over the whole history.
 
     Returns
     -------
     DataFrame with one row per match: ``league, seq, match_id, played_at, player_a, player_b, score_a,
     expected_a, rating_{a,b}_{before,after}, sd_*`` (sd NULL: Elo carries no uncertainty).
     """
-    return replay_frame(ELO, matches, priors, k=k, initial=initial, scale=scale, advantage=advantage, a=a, b=b)
+    return replay_frame(ELO, matches, priors, state, k=k, initial=initial, scale=scale, advantage=advantage, a=a, b=b)

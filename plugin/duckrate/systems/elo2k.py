@@ -114,7 +114,7 @@ def starting_vectors(prepared: PreparedMatches, dim: int, seed: int, init_max: f
     return np.ascontiguousarray(both[:, :dim]), np.ascontiguousarray(both[:, dim:]), canonical
 
 
-def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+def _run(prepared: PreparedMatches, priors, params: dict, start=None):
     reject_priors(priors, "elo2k")
     dim = params["dim"]
     u, v, canonical = starting_vectors(prepared, dim, params["seed"], params["init_max"])

@@ -146,7 +146,7 @@ def glicko_replay_kernel(
         start = stop
 
 
-def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+def _run(prepared: PreparedMatches, priors, params: dict, start=None):
     period = row_periods(prepared, params["period_length"], "glicko")
     states = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["rd"]})
     check_positive_priors(priors, ("sd",), "glicko")

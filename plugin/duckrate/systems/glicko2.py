@@ -193,7 +193,7 @@ def glicko2_replay_kernel(
         start = stop
 
 
-def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+def _run(prepared: PreparedMatches, priors, params: dict, start=None):
     period = row_periods(prepared, params["period_length"], "glicko2")
     states = initial_states(
         prepared, priors, {"rating": params["initial"], "sd": params["rd"], "volatility": params["volatility"]}

@@ -86,7 +86,7 @@ def pairwise_replay_kernel(
         rating_b_after[row] = initial + points_per_logit * logit_sum[b] / others
 
 
-def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+def _run(prepared: PreparedMatches, priors, params: dict, start=None):
     reject_priors(priors, "pairwise")
     pair, n_pairs = pair_index(prepared)
     out = new_outputs(prepared.n_rows, has_sd=False)

@@ -313,7 +313,7 @@ def _check_outcomes(columns: dict, prepared: PreparedMatches, table: str) -> Non
     reject_weights(columns, prepared, table, "TrueSkill (partial play is not modelled)")
 
 
-def _run(prepared: PreparedMatches, priors, params: dict) -> dict:
+def _run(prepared: PreparedMatches, priors, params: dict, start=None):
     states = initial_states(prepared, priors, {"rating": params["mu"], "sd": params["sigma"]})
     check_positive_priors(priors, ("sd",), "a TrueSkill σ")
     out = new_outputs(prepared.n_rows)

@@ -1,0 +1,163 @@
+"""Saved state: a replay continued batch by batch equals one replay over the whole history, bit for bit.
+
+For every two-player system: random histories (several leagues, ties in ``played_at``, weights where the
+system takes them) cut into batches at random points, each batch replayed from the state the previous
+one saved, exactly as the incremental dbt model does (for the periodic systems the open period's matches
+are passed again and their rows replaced). The rows and the final state must equal the full replay's.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import polars as pl
+import pytest
+from polars.testing import assert_frame_equal
+
+from duckrate.errors import DuckrateInputError
+from duckrate.systems import REPLAY_SYSTEMS
+from duckrate.systems._replay import replay_with_state
+from duckrate.systems._state import STATE_COLUMNS, RebuildRequired
+
+BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
+
+# (system, parameters, matches have weights, matches have a period column)
+CASES = [
+    ("elo", {}, True, False),
+    ("elo", {"k": 20, "advantage": 30}, True, False),
+    ("glicko", {}, True, False),
+    ("glicko", {"period_length": 1.0}, True, False),
+    ("glicko", {}, True, True),
+    ("glicko2", {}, True, False),
+    ("glicko2", {"period_length": 1.0}, True, False),
+    ("trueskill", {}, False, False),
+    ("chance", {"grid_points": 201}, False, False),
+    ("elo2k", {}, True, False),
+    ("elo2k", {"dim": 2, "seed": 7}, True, False),
+    ("pairwise", {}, True, False),
+]
+
+
+def history(n: int, n_players: int, seed: int, weights: bool, periods: bool) -> pl.DataFrame:
+    """Random matches over a few days in two leagues plus league-less rows, with many ties in played_at."""
+    rng = np.random.default_rng(seed)
+    a = rng.integers(0, n_players, n)
+    b = (a + rng.integers(1, n_players, n)) % n_players
+    minutes = np.sort(rng.integers(0, 4 * 24 * 60, n)) // 180 * 180  # ties: 3-hour buckets
+    frame = pl.DataFrame({
+        "match_id": rng.permutation(n).astype(np.int64) + 1000,
+        "played_at": pl.Series(minutes * 60_000_000, dtype=pl.Int64).cast(pl.Datetime("us")),
+        "league": rng.choice(np.array(["east", "west", None], dtype=object), n).tolist(),
+        "player_a": [f"p{x}" for x in a],
+        "player_b": [f"p{x}" for x in b],
+        "score_a": rng.choice([0.0, 0.5, 1.0], n, p=[0.45, 0.1, 0.45]),
+    })
+    if weights:
+        frame = frame.with_columns(pl.Series("weight", rng.choice([1.0, 0.5, 2.0], n)))
+    if periods:
+        frame = frame.with_columns((pl.Series(minutes // (24 * 60))).alias("period"))
+    return frame.sample(fraction=1.0, shuffle=True, seed=seed)  # input row order carries no meaning
+
+
+def replay_in_batches(system, matches: pl.DataFrame, cuts: list[int], params: dict):
+    """Replay ``matches`` in batches of (played_at, match_id) order cut at ``cuts``, each from the saved
+    state of the last; re-passes the open period's matches as the state asks. Returns (rows, state)."""
+    ordered = matches.sort("played_at", "match_id")
+    bounds = [0, *cuts, ordered.height]
+    rows: dict = {}
+    state = None
+    for start, stop in zip(bounds[:-1], bounds[1:]):
+        batch = ordered[start:stop]
+        if state is not None:
+            pending = state.filter(pl.col("kind") == "league")["pending_ids"].explode().drop_nulls().to_list()
+            again = ordered[:start].filter(pl.col("match_id").cast(pl.Utf8).is_in(pending))
+            batch = pl.concat([again, batch])
+        out, state = replay_with_state(system, batch, state=state, **params)
+        rows.update({row["match_id"]: row for row in out.iter_rows(named=True)})
+    frame = pl.DataFrame(list(rows.values()), schema=out.schema).sort("league", "seq", nulls_last=True)
+    return frame, state
+
+
+@pytest.mark.parametrize("name, params, weights, periods", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_batches_equal_one_replay(name, params, weights, periods, seed):
+    system = BY_NAME[name]
+    weights = weights and name not in ("trueskill", "chance")
+    matches = history(600, 40, seed, weights, periods)
+    full, full_state = replay_with_state(system, matches, **params)
+    rng = np.random.default_rng(seed + 100)
+    cuts = sorted(set(rng.integers(1, matches.height - 1, 4).tolist()) | {1, matches.height - 1})
+    rows, state = replay_in_batches(system, matches, cuts, params)
+    assert rows.height == matches.height
+    assert_frame_equal(rows, full, check_exact=True)
+    assert_frame_equal(state, full_state, check_exact=True)
+
+
+def test_state_table_layout_and_seq():
+    matches = history(300, 30, 3, True, False)
+    out, state = replay_with_state(BY_NAME["elo"], matches)
+    assert tuple(state.columns) == STATE_COLUMNS
+    leagues = state.filter(pl.col("kind") == "league").sort("league", nulls_last=True)
+    counts = out.group_by("league").agg(pl.len(), pl.col("player_a").append(pl.col("player_b")).n_unique().alias("players"))
+    joined = leagues.join(counts, on="league", nulls_equal=True)
+    assert (joined["seq"] == joined["len"]).all() and (joined["n_players"] == joined["players"]).all()
+    assert leagues["system"].to_list() == ["elo"] * 3
+    # one player row per league and player, holding the final rating
+    last = pl.concat([
+        out.select("league", "seq", player="player_a", rating="rating_a_after"),
+        out.select("league", "seq", player="player_b", rating="rating_b_after"),
+    ]).sort("seq").group_by("league", "player").last()
+    players = state.filter(pl.col("kind") == "player").with_columns(pl.col("value").list.first().alias("rating"))
+    check = players.join(last, on=["league", "player"], nulls_equal=True, suffix="_replay")
+    assert check.height == players.height == last.height
+    assert (check["rating"] == check["rating_replay"]).all()
+
+
+def test_late_match_refused():
+    matches = history(200, 20, 4, False, False).sort("played_at", "match_id")
+    _, state = replay_with_state(BY_NAME["elo"], matches[:150])
+    late = matches[100:101]
+    with pytest.raises(RebuildRequired, match="arrived late"):
+        replay_with_state(BY_NAME["elo"], pl.concat([matches[150:], late]), state=state)
+
+
+def test_same_played_at_later_match_id_continues():
+    matches = pl.DataFrame({
+        "match_id": [1, 2, 3, 4], "played_at": [5, 5, 5, 6], "player_a": ["a", "b", "a", "c"],
+        "player_b": ["b", "c", "c", "a"], "score_a": [1.0, 0.0, 0.5, 1.0],
+    })
+    full = replay_with_state(BY_NAME["elo"], matches)[0]
+    first, state = replay_with_state(BY_NAME["elo"], matches[:2])
+    rest, _ = replay_with_state(BY_NAME["elo"], matches[2:], state=state)
+    assert_frame_equal(pl.concat([first, rest]), full, check_exact=True)
+    with pytest.raises(RebuildRequired, match="match_id 1 arrived late"):
+        replay_with_state(BY_NAME["elo"], matches[:1].with_columns(pl.lit(9).alias("match_id")).with_columns(pl.lit(5).alias("played_at")).with_columns(pl.lit(0).alias("match_id").cast(pl.Int64) + 1), state=state)
+
+
+def test_other_parameters_refused():
+    matches = history(100, 10, 5, False, False).sort("played_at", "match_id")
+    _, state = replay_with_state(BY_NAME["elo"], matches[:50], k=24)
+    with pytest.raises(RebuildRequired, match="parameters"):
+        replay_with_state(BY_NAME["elo"], matches[50:], state=state, k=32)
+    with pytest.raises(RebuildRequired, match="expected a glicko state"):
+        replay_with_state(BY_NAME["glicko"], matches[50:], state=state)
+
+
+def test_schedule_with_new_players_refused_without_them_continues():
+    matches = pl.DataFrame({
+        "match_id": list(range(8)), "played_at": list(range(8)),
+        "player_a": ["a", "b", "c", "a", "b", "c", "a", "d"], "player_b": ["b", "c", "a", "c", "a", "b", "b", "a"],
+        "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5, 1.0],
+    })
+    params = {"a": 1.0, "b": 10.0}
+    full = replay_with_state(BY_NAME["elo"], matches[:7], **params)[0]
+    first, state = replay_with_state(BY_NAME["elo"], matches[:4], **params)
+    rest, state = replay_with_state(BY_NAME["elo"], matches[4:7], state=state, **params)
+    assert_frame_equal(pl.concat([first, rest]), full, check_exact=True)
+    with pytest.raises(RebuildRequired, match="now has 4 players, not 3"):
+        replay_with_state(BY_NAME["elo"], matches[7:], state=state, **params)
+
+
+def test_missing_state_columns():
+    matches = history(20, 5, 6, False, False)
+    with pytest.raises(DuckrateInputError, match="missing column"):
+        replay_with_state(BY_NAME["elo"], matches, state=pl.DataFrame({"league": ["x"]}))
