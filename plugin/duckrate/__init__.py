@@ -12,11 +12,13 @@ from .evaluation.contests import contest_leaderboard, contest_metrics
 from .fits import bt_fit
 from .fits.bt_lr_test import bt_lr_test
 from .sql.registry import register
+from .state import RebuildRequired, replay_state, replay_with_state
 from .systems import chance, elo, elo2k, glicko, glicko2, pairwise, trueskill
 from .systems.elo_mmr import elo_mmr
 
 __all__ = [
     "DuckrateInputError",
+    "RebuildRequired",
     "bt_fit",
     "bt_lr_test",
     "calibration_bins",
@@ -34,6 +36,8 @@ __all__ = [
     "loss_curve",
     "pairwise",
     "register",
+    "replay_state",
+    "replay_with_state",
     "trueskill",
 ]
 __version__ = "0.1.0"

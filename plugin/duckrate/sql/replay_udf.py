@@ -12,10 +12,20 @@ time and cuts ~1.5 GB from the peak compared with unnesting the whole packed lis
 
 from __future__ import annotations
 
+import polars as pl
 import pyarrow as pa
 
 from ._lists import list_values, map_list_rows, struct_columns, whole
-from ..systems._replay import OUTPUT_COLUMNS, SD_COLUMNS, ReplaySystem, computed_arrow_type, computed_struct
+from ..systems._replay import (
+    OUTPUT_COLUMNS,
+    SD_COLUMNS,
+    ReplaySystem,
+    computed_arrow_type,
+    computed_struct,
+    resume_problem,
+    run_replay,
+)
+from ..systems._state import STATE_SCHEMA, state_frame
 
 # Columns packed for the UDF, as they exist in the user's table (absent optional ones are simply left
 # out, which keeps the packed list narrow); players and league travel as 64-bit hash keys.
@@ -33,8 +43,9 @@ EMPTY_PRIORS_SQL = (
 )
 
 
-def udf_name(system: ReplaySystem) -> str:
-    return f"duckrate_{system.name}_udf"
+def udf_name(system: ReplaySystem, kind: str = "") -> str:
+    """The UDF behind ``<system>_replay`` (kind ''), ``<system>_state`` ('state') or ``<system>_resume_check`` ('check')."""
+    return f"duckrate_{system.name}_{kind + '_' if kind else ''}udf"
 
 
 def return_type(system: ReplaySystem) -> str:
@@ -43,44 +54,121 @@ def return_type(system: ReplaySystem) -> str:
     return f"STRUCT({fields})[]"
 
 
-def make_udf(system: ReplaySystem):
-    """The vectorised UDF ``(matches, player names, league names, priors, table name, parameters...)``."""
-    names = [p.name for p in system.parameters]
+STATE_SQL_TYPES = {
+    pl.Utf8: "VARCHAR", pl.Int64: "BIGINT", pl.List(pl.Float64): "DOUBLE[]", pl.List(pl.Utf8): "VARCHAR[]",
+}
+STATE_RETURN_TYPE = "STRUCT(" + ", ".join(f"{name} {STATE_SQL_TYPES[kind]}" for name, kind in STATE_SCHEMA.items()) + ")[]"
+EMPTY_STATE_VIEW = "duckrate_no_state"
+EMPTY_STATE_SQL = (
+    f"CREATE OR REPLACE TEMP VIEW {EMPTY_STATE_VIEW} AS SELECT "
+    + ", ".join(f"NULL::{STATE_SQL_TYPES[kind]} AS {name}" for name, kind in STATE_SCHEMA.items())
+    + " WHERE false"
+)
+_STATE_ARROW = pa.struct([(name, pl.DataFrame(schema={name: kind}).to_arrow().schema.field(0).type) for name, kind in STATE_SCHEMA.items()])
 
-    def replay_udf(passthrough, matches, player_names, league_names, priors, table_name, *parameters):
-        passthrough, matches = whole(passthrough), whole(matches)
-        player_names, league_names = whole(player_names), whole(league_names)
-        priors, table_name = whole(priors), whole(table_name)
-        parameters = [whole(column) for column in parameters]
+
+class _Call:
+    """The arguments of one replay UDF call, taken apart: ``(passthrough, matches, player names, league
+    names, priors, state, table name, parameters...)``, each a one-element-per-query-row Arrow array."""
+
+    def __init__(self, system: ReplaySystem, passthrough, matches, player_names, league_names, priors, state, table_name, parameters):
+        self.system = system
+        self.passthrough, self.matches = whole(passthrough), whole(matches)
+        self.player_names, self.league_names = whole(player_names), whole(league_names)
+        self.priors, self.state, self.table_name = whole(priors), whole(state), whole(table_name)
+        self.parameters = [whole(column) for column in parameters]
+
+    def run(self, row: int, elements: pa.Array, want_state: bool):
+        columns = struct_columns(elements)
+        _check_aligned(list_values(self.passthrough, row).field("match_id"), columns.get("match_id"))
+        columns["player_names"] = list_values(self.player_names, row)
+        leagues = list_values(self.league_names, row)
+        if leagues is not None:
+            columns["league_names"] = leagues
+        values = {p.name: column[row].as_py() for p, column in zip(self.system.parameters, self.parameters)}
+        return run_replay(
+            self.system, columns, self.packed(self.priors, row), values,
+            table=f"table {self.table_name[row].as_py()!r}", state=self.packed(self.state, row), want_state=want_state,
+        )
+
+    @staticmethod
+    def packed(lists, row: int):
+        elements = list_values(lists, row)
+        return struct_columns(elements) if elements is not None and len(elements) else None
+
+
+def make_udf(system: ReplaySystem):
+    """The vectorised UDF ``(passthrough, matches, player names, league names, priors, state, table name,
+    parameters...)`` returning the replay's computed columns per match."""
+
+    def replay_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
+        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
 
         def replay_row(row: int, elements: pa.Array) -> pa.StructArray:
-            columns = struct_columns(elements)
-            _check_aligned(list_values(passthrough, row).field("match_id"), columns.get("match_id"))
-            columns["player_names"] = list_values(player_names, row)
-            leagues = list_values(league_names, row)
-            if leagues is not None:
-                columns["league_names"] = leagues
-            prior_elements = list_values(priors, row)
-            values = {name: column[row].as_py() for name, column in zip(names, parameters)}
-            prepared, computed = system.compute(
-                columns,
-                struct_columns(prior_elements) if prior_elements is not None and len(prior_elements) else None,
-                values,
-                table=f"table {table_name[row].as_py()!r}",
-            )
+            prepared, computed, _ = call.run(row, elements, want_state=False)
             return computed_struct(prepared, computed, system.has_sd)
 
-        return map_list_rows(matches, replay_row, computed_arrow_type(system.has_sd))
-
-    def _check_aligned(passed_ids, packed_ids) -> None:
-        if packed_ids is not None and not passed_ids.equals(packed_ids):
-            raise RuntimeError(
-                "duckrate: DuckDB packed the match list and its passthrough columns in different orders; "
-                "please report this with your DuckDB version"
-            )
+        return map_list_rows(call.matches, replay_row, computed_arrow_type(system.has_sd))
 
     replay_udf.__name__ = udf_name(system)
     return replay_udf
+
+
+def make_state_udf(system: ReplaySystem):
+    """The UDF behind ``<system>_state``: the state table after the matches (the saved state unchanged
+    when there are none)."""
+
+    def state_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
+        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
+        results, offsets = [], [0]
+        for row in range(len(call.matches)):
+            elements = list_values(call.matches, row)
+            if elements is None or len(elements) == 0:
+                saved = call.packed(call.state, row)
+                frame = state_frame(saved) if saved is not None else state_frame(pl.DataFrame(schema=STATE_SCHEMA))
+            else:
+                frame = call.run(row, elements, want_state=True)[2]
+            results.append(pa.StructArray.from_arrays([whole(c) for c in frame.to_arrow().columns], fields=list(_STATE_ARROW)))
+            offsets.append(offsets[-1] + frame.height)
+        flat = pa.concat_arrays(results) if results else pa.array([], _STATE_ARROW)
+        return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat)
+
+    state_udf.__name__ = udf_name(system, "state")
+    return state_udf
+
+
+def make_check_udf(system: ReplaySystem):
+    """The UDF behind ``<system>_resume_check``: why the saved state cannot be continued with these
+    matches (NULL when it can), without running the replay."""
+
+    def check_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
+        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
+        reasons = []
+        for row in range(len(call.matches)):
+            elements = list_values(call.matches, row)
+            saved = call.packed(call.state, row)
+            if elements is None or len(elements) == 0 or saved is None:
+                reasons.append(None)
+                continue
+            columns = struct_columns(elements)
+            columns["player_names"] = list_values(call.player_names, row)
+            leagues = list_values(call.league_names, row)
+            if leagues is not None:
+                columns["league_names"] = leagues
+            values = {p.name: column[row].as_py() for p, column in zip(system.parameters, call.parameters)}
+            reasons.append(resume_problem(system, columns, values, saved, table=f"table {call.table_name[row].as_py()!r}"))
+        return pa.array(reasons, pa.string())
+
+    check_udf.__name__ = udf_name(system, "check")
+    return check_udf
+
+
+def _check_aligned(passed_ids, packed_ids) -> None:
+    if packed_ids is not None and not passed_ids.equals(packed_ids):
+        raise RuntimeError(
+            "duckrate: DuckDB packed the match list and its passthrough columns in different orders; "
+            "please report this with your DuckDB version"
+        )
 
 
 def packed_matches_sql() -> str:
@@ -110,30 +198,67 @@ def names_and_priors_ctes() -> str:
 )"""
 
 
-def macro_sql(system: ReplaySystem) -> str:
-    """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := NULL) AS TABLE ...``."""
+def _packed_state_cte() -> str:
+    fields = ", ".join(f"{name} := s.{name}" for name in STATE_SCHEMA)
+    return f"""packed_state AS (
+    SELECT list(struct_pack({fields})) AS state_list
+    FROM ((FROM {EMPTY_STATE_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(state))) AS s
+)"""
+
+
+def _macro_head(system: ReplaySystem, name: str) -> tuple[str, str]:
+    """The ``CREATE ... MACRO name(...) AS TABLE WITH packed ..., names, priors, state`` head and the UDF
+    arguments after the packed lists (the common part of the three macros of a system)."""
     params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in system.parameters)
     args = ", ".join(p.name for p in system.parameters)
-    passthrough = ", ".join(f"{name} := m.{name}" for name in PASSTHROUGH_FIELDS)
+    passthrough = ", ".join(f"{field} := m.{field}" for field in PASSTHROUGH_FIELDS)
+    head = f"""
+CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}') AS TABLE
+WITH packed AS (
+    SELECT list(m) AS match_list, list(struct_pack({passthrough})) AS passthrough
+    FROM {packed_matches_sql()} AS m
+), {names_and_priors_ctes()}, {_packed_state_cte()}"""
+    udf_args = f"""packed.passthrough, packed.match_list, (SELECT pn.names FROM player_names AS pn),
+                  (SELECT ln.names FROM league_names AS ln), (SELECT pp.prior_list FROM packed_priors AS pp),
+                  (SELECT ps.state_list FROM packed_state AS ps), tbl, {args}"""
+    return head, udf_args
+
+
+def macro_sql(system: ReplaySystem) -> str:
+    """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := NULL, state := NULL) AS TABLE ...``."""
     renamed = {"league": "z.league_name AS league", "player_a": "z.player_a_name AS player_a",
                "player_b": "z.player_b_name AS player_b"}
     if not system.has_sd:
         renamed.update({name: f"NULL::DOUBLE AS {name}" for name in SD_COLUMNS})
     outputs = ", ".join(renamed.get(name, f"z.{name}") for name in OUTPUT_COLUMNS)
+    head, udf_args = _macro_head(system, f"{system.name}_replay")
     # The table is scanned by each consumer rather than through a shared CTE, which DuckDB materialises.
     # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
-    return f"""
-CREATE OR REPLACE TEMP MACRO {system.name}_replay(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
-WITH packed AS (
-    SELECT list(m) AS match_list, list(struct_pack({passthrough})) AS passthrough
-    FROM {packed_matches_sql()} AS m
-), {names_and_priors_ctes()}, zipped AS (
+    return f"""{head}, zipped AS (
     SELECT unnest(packed.passthrough, recursive := true),
-           unnest({udf_name(system)}(packed.passthrough, packed.match_list, (SELECT pn.names FROM player_names AS pn),
-                  (SELECT ln.names FROM league_names AS ln), (SELECT pp.prior_list FROM packed_priors AS pp),
-                  tbl, {args}), recursive := true)
+           unnest({udf_name(system)}({udf_args}), recursive := true)
     FROM packed
 )
 SELECT {outputs}
 FROM zipped AS z
+"""
+
+
+def state_macro_sql(system: ReplaySystem) -> str:
+    """``<system>_state(tbl, <params>, priors, state)``: the state table after the matches of ``tbl``,
+    continuing ``state`` when given (see systems/_state.py)."""
+    head, udf_args = _macro_head(system, f"{system.name}_state")
+    return f"""{head}
+SELECT unnest({udf_name(system, 'state')}({udf_args}), recursive := true)
+FROM packed
+"""
+
+
+def check_macro_sql(system: ReplaySystem) -> str:
+    """``<system>_resume_check(tbl, <params>, priors, state)``: one row, ``reason`` why ``state`` cannot be
+    continued with the matches of ``tbl`` (NULL when it can)."""
+    head, udf_args = _macro_head(system, f"{system.name}_resume_check")
+    return f"""{head}
+SELECT {udf_name(system, 'check')}({udf_args}) AS reason
+FROM packed
 """

@@ -229,9 +229,28 @@ def run_replay(
     new_state = end_frame(system, prepared, params, end, saved, league_rows, old)
     counts = new_state.filter(pl.col("kind") == "player").group_by("league").len()
     new_state = new_state.join(counts.rename({"len": "counted"}), on="league", how="left", nulls_equal=True).with_columns(
-        pl.when(pl.col("kind") == "league").then(pl.col("counted").fill_null(0)).alias("n_players")
+        pl.when(pl.col("kind") == "league").then(pl.col("counted").fill_null(0)).cast(pl.Int64).alias("n_players")
     ).drop("counted")
     return prepared, outputs, new_state
+
+
+def resume_problem(system: ReplaySystem, columns: dict[str, pa.Array], params: dict, state, table: str = "matches") -> str | None:
+    """Why ``state`` cannot be continued with these matches (the message of the :class:`RebuildRequired` a
+    continuation would raise), or None when it can; the replay itself is not run."""
+    params = system.resolve(params)
+    prepared = prepare_matches(columns, table)
+    old = state_frame(state)
+    if not old.height:
+        return None
+    if not system.saves_state:
+        return f"{system.name}: saved state is not supported yet"
+    try:
+        check_continuation(system, columns, prepared, system.periods(prepared, params) if system.periods else None, old)
+        start = start_from_state(system, prepared, params, old)
+        reason = system.check_resume(prepared, params, start)
+    except RebuildRequired as error:
+        return str(error)
+    return f"state: {reason}" if reason else None
 
 
 def _run_system(system, prepared, priors, params, start):

@@ -1,0 +1,7 @@
+{#- Replace <model>__build: the fingerprint of the replayed input matches and how this build went. -#}
+{% macro _replay_build_record(replay_relation, build_relation, input_view, mode, reason) -%}
+  create or replace table {{ build_relation }} as
+  select f.n as n_matches, f.fingerprint, {{ duckrate._sql_literal(mode) }} as mode,
+         {{ duckrate._sql_literal(reason) }}::VARCHAR as reason, now()::TIMESTAMP as built_at
+  from ({{ duckrate._replayed_fingerprint_sql(replay_relation, input_view) }}) as f
+{%- endmacro %}

@@ -1,0 +1,83 @@
+{#-
+  The materialization of the replay models: an incremental replay that continues from its saved state.
+
+  The model's SQL selects the input matches (canonical columns); config(duckrate_system='elo') names
+  the system, whose parameters come from var('duckrate_params')[system]. Beside the replay table
+  <model> it keeps <model>__state (the system's state after the replayed matches, see the README's
+  "Incremental replays") and <model>__build (how many input matches were replayed, their fingerprint,
+  and how the last build went: mode 'full' or 'incremental' and why).
+
+  A build continues from the saved state, rating only the matches not yet replayed (plus, for rating
+  periods, the open period's matches, which are re-rated), unless one of these forces a full replay:
+  --full-refresh; no saved state; var('duckrate_incremental') false; an already replayed match that
+  changed or vanished (fingerprint); a new match older than the saved state (late arrival); other
+  parameters; or a system-specific reason (e.g. Elo's decaying schedule when new players join).
+  Either way the replay table equals one replay of the whole input, and the whole build is one
+  transaction: readers see the old tables or the new ones.
+-#}
+{% materialization duckrate_replay, adapter='duckdb' %}
+  {%- set system = config.require('duckrate_system') -%}
+  {%- set params = var('duckrate_params', {}).get(system, {}) -%}
+  {%- set target_relation = this.incorporate(type='table') -%}
+  {%- set existing = load_cached_relation(this) -%}
+  {%- set state_relation = api.Relation.create(database=this.database, schema=this.schema, identifier=this.identifier ~ '__state', type='table') -%}
+  {%- set build_relation = api.Relation.create(database=this.database, schema=this.schema, identifier=this.identifier ~ '__build', type='table') -%}
+  {%- set input_view = 'duckrate_input_' ~ this.identifier -%}
+  {%- set pending_table = 'duckrate_pending_' ~ this.identifier -%}
+  {%- set next_state = 'duckrate_next_state_' ~ this.identifier -%}
+
+  {{ run_hooks(pre_hooks, inside_transaction=False) }}
+  {{ run_hooks(pre_hooks, inside_transaction=True) }}
+
+  {% call statement('duckrate_input') -%}
+    create or replace temp view {{ input_view }} as {{ compiled_code }}
+  {%- endcall %}
+
+  {%- set reason = duckrate._replay_rebuild_reason(system, params, existing, state_relation, build_relation, input_view) -%}
+  {%- if reason is none -%}
+    {% call statement('duckrate_pending') -%}
+      create or replace temp table {{ pending_table }} as
+      select i.* from {{ input_view }} as i
+      where not exists (select 1 from {{ target_relation }} as r where r.match_id = i.match_id)
+         or i.match_id in (
+           select r.match_id from {{ target_relation }} as r
+           join {{ state_relation }} as s on s.kind = 'league' and s.league is not distinct from r.league
+           where r.seq > s.seq)
+    {%- endcall %}
+    {%- set check = run_query('select reason from ' ~ duckrate._replay_call(system, 'resume_check', pending_table, params, state_relation)) -%}
+    {%- set reason = check.columns[0].values()[0] if check.rows | length else none -%}
+  {%- endif -%}
+
+  {%- if reason is none -%}
+    {{ log('duckrate: ' ~ this.identifier ~ ' continues from its saved state', info=False) }}
+    {% call statement('main') -%}
+      delete from {{ target_relation }} where match_id in (select p.match_id from {{ pending_table }} as p);
+      insert into {{ target_relation }} by name
+      select * from {{ duckrate._replay_call(system, 'replay', pending_table, params, state_relation) }};
+      create or replace temp table {{ next_state }} as
+      select * from {{ duckrate._replay_call(system, 'state', pending_table, params, state_relation) }};
+      create or replace table {{ state_relation }} as select * from {{ next_state }};
+      drop table {{ next_state }};
+      drop table {{ pending_table }};
+      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none) }}
+    {%- endcall %}
+  {%- else -%}
+    {{ log('duckrate: ' ~ this.identifier ~ ' replays the whole history: ' ~ reason, info=True) }}
+    {% call statement('main') -%}
+      create or replace table {{ target_relation }} as
+      select * from {{ duckrate._replay_call(system, 'replay', input_view, params) }};
+      create or replace table {{ state_relation }} as
+      select * from {{ duckrate._replay_call(system, 'state', input_view, params) }};
+      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'full', reason) }}
+    {%- endcall %}
+  {%- endif -%}
+
+  {% call statement('duckrate_cleanup') -%}
+    drop view if exists {{ input_view }}
+  {%- endcall %}
+
+  {{ run_hooks(post_hooks, inside_transaction=True) }}
+  {{ adapter.commit() }}
+  {{ run_hooks(post_hooks, inside_transaction=False) }}
+  {{ return({'relations': [target_relation]}) }}
+{% endmaterialization %}

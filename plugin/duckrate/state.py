@@ -1,0 +1,61 @@
+"""Saved replay state from Python: continue a replay where the last run stopped.
+
+``rows, state = duckrate.replay_with_state("elo", matches, k=24)`` replays and returns the state table;
+tomorrow ``duckrate.replay_with_state("elo", new_matches, state=state, k=24)`` rates only the new matches
+and returns the rows and state one replay of everything would give. ``duckrate.replay_state`` returns the
+state alone; each system's function (``duckrate.elo(..., state=state)``) returns the rows alone. See
+:mod:`duckrate.systems._state` for the table's layout and what forces a full replay
+(:class:`RebuildRequired`).
+"""
+
+from __future__ import annotations
+
+import polars as pl
+
+from .errors import DuckrateInputError
+from .systems import REPLAY_SYSTEMS
+from .systems._replay import replay_with_state as _replay_with_state
+from .systems._state import RebuildRequired
+
+_SYSTEMS = {system.name: system for system in REPLAY_SYSTEMS}
+
+
+def _system(name: str):
+    if name not in _SYSTEMS:
+        raise DuckrateInputError(f"replay_state: unknown system {name!r}; expected one of {', '.join(_SYSTEMS)}")
+    return _SYSTEMS[name]
+
+
+def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | None = None,
+                      priors: pl.DataFrame | None = None, **params) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """Replay ``system`` (e.g. ``"elo"``) over ``matches``, continuing ``state`` when given.
+
+    Parameters
+    ----------
+    system : the system's name, as in its SQL macro (``elo``, ``glicko``, ``glicko2``, ``trueskill``,
+        ``chance``, ``elo2k``, ``pairwise``).
+    matches : the matches after the state (for a periodic Glicko state, also its open period's matches,
+        listed in the state's ``pending_ids``).
+    state : a state table from an earlier call, or None to start from scratch.
+    priors : newcomers' starting states, as for the system's function.
+    **params : the system's parameters; a state only continues with the parameters it was saved with.
+
+    Returns
+    -------
+    (rows, state): the replay rows of ``matches`` (``seq`` continuing the state's) and the state after them.
+
+    Raises
+    ------
+    RebuildRequired
+        When the state cannot be continued with these matches (a late match, other parameters...).
+    """
+    return _replay_with_state(_system(system), matches, priors, state, **params)
+
+
+def replay_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | None = None,
+                 priors: pl.DataFrame | None = None, **params) -> pl.DataFrame:
+    """The state table after replaying ``matches`` (continuing ``state`` when given); see :func:`replay_with_state`."""
+    return replay_with_state(system, matches, state, priors, **params)[1]
+
+
+__all__ = ["RebuildRequired", "replay_state", "replay_with_state"]
