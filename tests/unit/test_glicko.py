@@ -12,6 +12,8 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from duckrate import DuckrateInputError
+from duckrate.systems._replay import replay_with_state
+from duckrate.systems._state import RebuildRequired
 from duckrate.systems.glicko import GLICKO, Q, glicko, glicko_e, glicko_g, glicko_update
 from replay_cases import (
     CONTRACT_COLUMNS,
@@ -390,6 +392,71 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_defaults_pinned():
-    assert python_defaults(glicko) == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None, "priors": None}
+    assert python_defaults(glicko) == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None, "priors": None, "state": None}
     assert GLICKO.defaults == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None}
     assert GLICKO.name == "glicko" and GLICKO.has_sd
+
+
+# --------------------------------------------------------------------------------------------------
+# Saved state (test_replay_state.py checks that batches equal one replay; here: the layout and the
+# refusals of a periodic state).
+
+
+def periodic_matches() -> pl.DataFrame:
+    return pl.DataFrame({
+        "match_id": [1, 2, 3, 4, 5, 6, 7],
+        "played_at": [1, 2, 3, 10, 11, 12, 20],
+        "period": [0, 0, 0, 1, 1, 1, 2],
+        "player_a": ["a", "b", "c", "a", "b", "a", "c"],
+        "player_b": ["b", "c", "a", "c", "a", "b", "b"],
+        "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5],
+    })
+
+
+def test_state_holds_rating_rd_seen_last_period_at_the_open_period():
+    matches = periodic_matches()
+    _, state = replay_with_state(GLICKO, matches[:6])
+    league = state.filter(pl.col("kind") == "league").row(0, named=True)
+    assert (league["seq"], league["resume_period"], league["pending_ids"]) == (3, 1, ["4", "5", "6"])
+    period0 = glicko(matches[:3])  # the state is the one after period 0, where a, b and c all played
+    after = {}
+    for row in period0.iter_rows(named=True):
+        for side in "ab":
+            after[row[f"player_{side}"]] = [row[f"rating_{side}_after"], row[f"sd_{side}_after"], 1.0, 0.0]
+    players = state.filter(pl.col("kind") == "player")
+    assert dict(zip(players["player"], players["value"].to_list())) == after
+
+
+def test_state_late_match_inside_the_open_period_is_rated_with_it():
+    matches = periodic_matches()
+    late = pl.DataFrame({"match_id": [8], "played_at": [9], "period": [1], "player_a": ["c"], "player_b": ["b"], "score_a": [1.0]})
+    _, state = replay_with_state(GLICKO, matches[:6])
+    rest, _ = replay_with_state(GLICKO, pl.concat([matches[3:], late]), state=state)
+    full = glicko(pl.concat([matches, late])).filter(pl.col("seq") > 3)
+    assert_frame_equal(rest, full, check_exact=True)
+
+
+def test_state_refusals_of_a_periodic_state():
+    matches = periodic_matches()
+    _, state = replay_with_state(GLICKO, matches[:6])
+    with pytest.raises(RebuildRequired, match="open rating period 1: .* pass them again"):
+        replay_with_state(GLICKO, matches[6:], state=state)
+    early = pl.DataFrame({"match_id": [9], "played_at": [4], "period": [0], "player_a": ["a"], "player_b": ["b"], "score_a": [1.0]})
+    with pytest.raises(RebuildRequired, match="match_id 9 arrived late .* period 0 is before the open period 1"):
+        replay_with_state(GLICKO, pl.concat([matches[3:], early]), state=state)
+    with pytest.raises(RebuildRequired, match="replayed in rating periods; these matches have none"):
+        replay_with_state(GLICKO, matches[3:].drop("period"), state=state)
+    _, unperiodic = replay_with_state(GLICKO, matches[:6].drop("period"))
+    with pytest.raises(RebuildRequired, match="replayed without rating periods; these matches have them"):
+        replay_with_state(GLICKO, matches[6:], state=unperiodic)
+
+
+def test_state_refuses_another_played_at_type_with_period_length():
+    matches = periodic_matches().drop("period").with_columns(
+        (pl.col("played_at").cast(pl.Int64) * 86_400_000_000).cast(pl.Datetime("us")))
+    _, state = replay_with_state(GLICKO, matches[:6], period_length=7.0)
+    as_integers = matches.with_columns(pl.col("played_at").dt.epoch("d"))
+    with pytest.raises(RebuildRequired, match="played_at was microseconds when the state was saved, now integer"):
+        replay_with_state(GLICKO, as_integers[3:], state=state, period_length=7.0)
+    with pytest.raises(RebuildRequired):  # other periods (pending matches missing from the open one), other parameters
+        replay_with_state(GLICKO, matches[3:], state=state, period_length=3.0)

@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 
 from duckrate import DuckrateInputError
+from duckrate.systems._replay import replay_with_state
+from duckrate.systems._state import RebuildRequired
+from duckrate.systems.glicko import GLICKO
 from duckrate.systems.glicko2 import (
     GLICKO2, SCALE, glicko2, glicko2_e, glicko2_g, glicko2_update, glicko2_volatility,
 )
@@ -463,6 +466,47 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_defaults_pinned():
-    assert python_defaults(glicko2) == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None, "priors": None}
+    assert python_defaults(glicko2) == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None, "priors": None, "state": None}
     assert GLICKO2.defaults == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None}
     assert GLICKO2.name == "glicko2" and GLICKO2.has_sd and SCALE == 173.7178
+
+
+# --------------------------------------------------------------------------------------------------
+# Saved state (test_replay_state.py checks that batches equal one replay; here: the layout and refusals).
+
+
+def test_state_holds_mu_phi_volatility_seen_last_period():
+    matches = pl.DataFrame({
+        "match_id": [1, 2, 3, 4], "played_at": [1, 2, 3, 10], "period": [0, 0, 2, 5],
+        "player_a": ["a", "b", "a", "c"], "player_b": ["b", "c", "c", "a"], "score_a": [1.0, 0.0, 0.5, 1.0],
+    })
+    out, state = replay_with_state(GLICKO2, matches, rd_min=60.0)
+    # saved at the start of the open period 5: a, b and c after period 0 (b, and a and c again after period 2)
+    values = dict(zip(*state.filter(pl.col("kind") == "player").select("player", "value").to_dict().values()))
+    last = {"a": (3, "a", 2), "b": (2, "a", 0), "c": (3, "b", 2)}
+    for player, (match_id, side, period) in last.items():
+        row = out.filter(pl.col("match_id") == match_id).row(0, named=True)
+        mu, phi, sigma, seen, last_period = values[player]
+        assert 1500.0 + SCALE * mu == row[f"rating_{side}_after"]  # the kernel's own conversion, bit for bit
+        assert max(SCALE * phi, 60.0) == row[f"sd_{side}_after"]
+        assert 0.0 < sigma < 1.0 and (seen, last_period) == (1.0, float(period))
+    assert values["b"][2] != 0.06  # the volatility moved in period 0 and is saved
+
+
+def test_state_refusals():
+    matches = pl.DataFrame({
+        "match_id": [1, 2, 3, 4], "played_at": [1, 2, 3, 10],
+        "player_a": ["a", "b", "a", "c"], "player_b": ["b", "c", "c", "a"], "score_a": [1.0, 0.0, 0.5, 1.0],
+    })
+    _, state = replay_with_state(GLICKO2, matches[:2], tau=0.8)
+    with pytest.raises(RebuildRequired, match="expected a glicko state"):
+        replay_with_state(GLICKO, matches[2:], state=state)
+    with pytest.raises(RebuildRequired, match="parameters"):
+        replay_with_state(GLICKO2, matches[2:], state=state, tau=0.5)
+    with pytest.raises(RebuildRequired, match="match_id 1 arrived late"):
+        replay_with_state(GLICKO2, matches[:1], state=state, tau=0.8)
+    with pytest.raises(RebuildRequired, match="replayed without rating periods; these matches have them"):
+        replay_with_state(GLICKO2, matches[2:], state=state, tau=0.8, period_length=1.0)
+    _, periodic = replay_with_state(GLICKO2, matches.with_columns(pl.col("played_at").alias("period")), tau=0.8)
+    with pytest.raises(RebuildRequired, match="period 3 is before the open period 10"):
+        replay_with_state(GLICKO2, matches.with_columns(pl.col("played_at").alias("period"))[2:], state=periodic, tau=0.8)

@@ -30,6 +30,18 @@ CASES = [
     ("glicko2", {}, True, False),
     ("glicko2", {"period_length": 1.0}, True, False),
     ("trueskill", {}, False, False),
+    # options that change the saved state: RD floor and cap, growth, period length, priors of newcomers
+    ("glicko", {"c": 60.0, "rd_max": 300.0, "rd": 250.0, "rd_min": 40.0, "period_length": 0.5}, True, False),
+    ("glicko", {"rd_min": 30.0, "priors": pl.DataFrame({
+        "player": ["p1", "p2", "p3", "p4"], "league": ["east", None, "west", None],
+        "rating": [1700.0, 1300.0, 1550.0, 1800.0], "sd": [80.0, 500.0, 10.0, None]})}, True, True),
+    ("glicko2", {}, True, True),
+    ("glicko2", {"tau": 1.1, "rd_min": 45.0, "volatility": 0.09, "priors": pl.DataFrame({
+        "player": ["p1", "p2", "p3"], "league": ["east", None, "west"], "rating": [1700.0, 1300.0, 1550.0],
+        "sd": [80.0, 500.0, 10.0], "volatility": [0.2, None, 0.01]})}, True, True),
+    ("trueskill", {"tau": 0.5, "draw_probability": 0.0, "priors": pl.DataFrame({
+        "player": ["p1", "p2", "p3"], "league": ["east", None, "west"], "rating": [30.0, 20.0, 25.0],
+        "sd": [1.0, 12.0, None]})}, False, False),
     ("chance", {"grid_points": 201}, False, False),
     ("elo2k", {}, True, False),
     ("elo2k", {"dim": 2, "seed": 7}, True, False),

@@ -17,6 +17,8 @@ from polars.testing import assert_frame_equal
 
 import replay_cases
 from duckrate import DuckrateInputError
+from duckrate.systems._replay import replay_with_state
+from duckrate.systems._state import RebuildRequired
 from duckrate.systems.trueskill import (
     TRUESKILL,
     draw_margin,
@@ -649,7 +651,7 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_python_defaults_pinned():
-    assert python_defaults(trueskill) == {**DEFAULTS, "priors": None}
+    assert python_defaults(trueskill) == {**DEFAULTS, "priors": None, "state": None}
     assert TRUESKILL.defaults == DEFAULTS
     assert TRUESKILL.name == "trueskill" and TRUESKILL.has_sd
     assert DEFAULTS == {"mu": 25, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300, "draw_probability": 0.1}
@@ -659,3 +661,35 @@ def test_defaults_are_the_explicit_values():
     frame = random_history(9, n=200)
     assert_frame_equal(trueskill(frame), trueskill(frame, **DEFAULTS), check_exact=True)
     assert not trueskill(frame, beta=3.0)["rating_a_after"].equals(trueskill(frame)["rating_a_after"])
+
+
+# --------------------------------------------------------------------------------------------------
+# Saved state (test_replay_state.py checks that batches equal one replay; here: the layout and refusals).
+
+
+def test_state_holds_mu_and_sigma_and_continues():
+    frame = random_history(12, n=120).sort("played_at", "match_id")
+    full, full_state = replay_with_state(TRUESKILL, frame, tau=0.3)
+    first, state = replay_with_state(TRUESKILL, frame[:70], tau=0.3)
+    rest, state = replay_with_state(TRUESKILL, frame[70:], state=state, tau=0.3)
+    assert_frame_equal(pl.concat([first, rest]).sort("league", "seq", nulls_last=True), full, check_exact=True)
+    assert_frame_equal(state, full_state, check_exact=True)
+    last = pl.concat([
+        full.select("league", "seq", player="player_a", mu="rating_a_after", sigma="sd_a_after"),
+        full.select("league", "seq", player="player_b", mu="rating_b_after", sigma="sd_b_after"),
+    ]).sort("seq").group_by("league", "player").last()
+    players = state.filter(pl.col("kind") == "player").select("league", "player", "value")
+    check = players.join(last, on=["league", "player"], nulls_equal=True)
+    assert check.height == players.height == last.height
+    assert check["value"].to_list() == [[mu, sigma] for mu, sigma in zip(check["mu"], check["sigma"])]
+
+
+def test_state_refusals():
+    frame = random_history(13, n=60).sort("played_at", "match_id")
+    _, state = replay_with_state(TRUESKILL, frame[:30])
+    with pytest.raises(RebuildRequired, match="parameters"):
+        replay_with_state(TRUESKILL, frame[30:], state=state, draw_probability=0.2)
+    with pytest.raises(RebuildRequired, match="arrived late"):
+        replay_with_state(TRUESKILL, frame[29:], state=state)
+    with pytest.raises(RebuildRequired, match="expected a trueskill state"):
+        replay_with_state(TRUESKILL, frame[30:], state=state.with_columns(pl.lit("elo").alias("system")))

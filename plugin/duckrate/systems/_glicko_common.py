@@ -3,10 +3,14 @@ game, the rating-period boundaries in the kernels, and the call of a periodic re
 
 Both replay kernels take the same arguments around their own states and constants::
 
-    kernel(order, period, periodic, state_a, state_b, league, score, weight, *states, n_leagues,
-           *constants, *kernel_outputs(new_outputs(n_rows)))
+    kernel(order, period, periodic, state_a, state_b, league, score, weight, *states, seen, last_period,
+           played_in_league, *constants, *kernel_outputs(new_outputs(n_rows)))
 
 and :func:`run_periodic` makes that call (see ``glicko_replay_kernel`` and ``glicko2_replay_kernel``).
+``seen``, ``last_period`` (per slot) and ``played_in_league`` (per league) are what the kernels carry
+from one period to the next besides the ratings; they are updated in place, so a replay continued from
+a saved state (:mod:`._state`) starts from them: :func:`carried_start` and :func:`carried_end` convert
+them from and to the float64 values of the state table.
 
 Numba's on-disk cache does not notice a change to a kernel called from another file: after editing
 :func:`period_stop` or :func:`add_game_terms`, clear the cached glicko and glicko2 kernels (``__pycache__``).
@@ -43,16 +47,41 @@ def check_rd_min_below_rd(params: dict, system: str) -> None:
         )
 
 
-def run_periodic(replay_kernel, prepared: PreparedMatches, period: np.ndarray | None, states: tuple, constants: tuple) -> dict:
+# Per-player fields both systems save besides their ratings (see _state.StateField): whether the player
+# was rated in some period yet, and the last period it was rated in (an integer, exact below 2^53).
+CARRIED_FIELDS = ("seen", "last_period")
+
+
+def carried_newcomers(n_states: int) -> dict[str, np.ndarray]:
+    """Newcomer values of :data:`CARRIED_FIELDS` (float64, as saved): never rated, period 0."""
+    return {"seen": np.zeros(n_states, np.float64), "last_period": np.zeros(n_states, np.float64)}
+
+
+def carried_start(values: dict[str, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """(seen, last_period) as the kernels take them, from the float64 values of :func:`carried_newcomers`
+    overlaid with the saved state."""
+    return values["seen"] != 0.0, values["last_period"].astype(np.int64)
+
+
+def carried_end(seen: np.ndarray, last_period: np.ndarray) -> dict[str, np.ndarray]:
+    """The kernels' (seen, last_period) after a run, as the float64 values the state table saves."""
+    return {"seen": seen.astype(np.float64), "last_period": last_period.astype(np.float64)}
+
+
+def run_periodic(
+    replay_kernel, prepared: PreparedMatches, period: np.ndarray | None, states: tuple, seen: np.ndarray,
+    last_period: np.ndarray, played_in_league: np.ndarray, constants: tuple,
+) -> dict:
     """Run ``replay_kernel`` over the matches in periodic order (``period`` from ``row_periods``; None: every
-    match its own period) with the system's ``states`` (updated in place) and ``constants``; the output
-    columns by name."""
+    match its own period) with the system's ``states``, ``seen``, ``last_period`` (per slot) and
+    ``played_in_league`` (matches already replayed per league), all updated in place, and ``constants``;
+    the output columns by name. ``prepared.order`` may hold only some of the rows."""
     order = periodic_order(prepared, period)
     out = new_outputs(prepared.n_rows)
     replay_kernel(
         order, period if period is not None else np.zeros(0, np.int64), period is not None,
         prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        *states, prepared.n_leagues, *constants,
+        *states, seen, last_period, played_in_league, *constants,
         *kernel_outputs(out),
     )
     return out

@@ -275,8 +275,8 @@ def _league_rows(system, columns, prepared, params, start, final_order, periods,
             at = int(last_row[league])
             row["last_time_key"] = int(prepared.time_key[at])
             row["last_match_id"] = str(columns["match_id"][at].as_py())
-        else:
-            in_open = np.flatnonzero(open_rows & (prepared.league == league))
+        else:  # the open period's match ids in replay order (input row order carries no meaning)
+            in_open = prepared.order[(open_rows & (prepared.league == league))[prepared.order]]
             row["resume_period"] = int(periods[in_open[0]])
             row["pending_ids"] = [str(v) for v in pc.take(columns["match_id"], pa.array(in_open)).to_pylist()]
         rows[league] = row

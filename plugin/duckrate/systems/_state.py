@@ -287,6 +287,10 @@ def check_continuation(system, columns: dict, prepared: PreparedMatches, periods
             continue
         league = index[row["league"]]
         rows = np.flatnonzero(prepared.league == league)
+        if row["time_unit"] != prepared.time_unit:  # also periodic: period_length counts in played_at's units
+            raise RebuildRequired(
+                f"state: played_at was {row['time_unit']} when the state was saved, now {prepared.time_unit}; expected the same type"
+            )
         if row["resume_period"] is not None:
             if periods is None:
                 raise RebuildRequired(f"state: league {row['league']!r} was replayed in rating periods; these matches have none")
@@ -305,10 +309,6 @@ def check_continuation(system, columns: dict, prepared: PreparedMatches, periods
             continue
         if periods is not None:
             raise RebuildRequired(f"state: league {row['league']!r} was replayed without rating periods; these matches have them")
-        if row["time_unit"] != prepared.time_unit:
-            raise RebuildRequired(
-                f"state: played_at was {row['time_unit']} when the state was saved, now {prepared.time_unit}; expected the same type"
-            )
         last_time = row["last_time_key"]
         times = prepared.time_key[rows]
         late = rows[times < last_time]
@@ -394,7 +394,7 @@ def _player_values(arrays: dict[str, np.ndarray], fields, params: dict, rows: np
     parts = []
     for f in fields:
         values = np.asarray(arrays[f.name], dtype=np.float64)[rows]
-        parts.append(values.reshape(len(rows), -1))
+        parts.append(values.reshape(len(rows), f.size(params)))  # also for no rows
     if not parts:
         return [[] for _ in range(len(rows))]
     matrix = np.hstack(parts)

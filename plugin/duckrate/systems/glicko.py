@@ -29,13 +29,18 @@ from ._glicko_common import (
     PERIOD_LENGTH,
     RD,
     RD_MIN,
+    CARRIED_FIELDS,
     add_game_terms,
+    carried_end,
+    carried_newcomers,
+    carried_start,
     check_rd_min_below_rd,
     period_stop,
     run_periodic,
 )
 from ._periods import row_periods
 from ._replay import Parameter, ReplaySystem, replay_frame
+from ._state import EndState, StartState, StateField
 
 Q = math.log(10.0) / 400.0  # 0.00575646273...
 _PI_SQUARED = math.pi * math.pi
@@ -66,7 +71,8 @@ def glicko_update(rating, rd, information, surprise):
 
 @kernel
 def glicko_replay_kernel(
-    order, period, periodic, state_a, state_b, league, score, weight, rating, rd, n_leagues,
+    order, period, periodic, state_a, state_b, league, score, weight, rating, rd, seen, last_period,
+    played_in_league,
     c, rd_max, rd_min,
     seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
     rating_a_after, rating_b_after, sd_a_after, sd_b_after,
@@ -77,18 +83,19 @@ def glicko_replay_kernel(
     With ``periodic``, consecutive rows of ``order`` sharing ``period[row]`` form one rating period (of all
     leagues at once: leagues never share slots); otherwise every row is its own period for its two
     players, and a returning player's RD grows by c² (t = 1) before each game.
+
+    ``seen`` (rated in some period yet), ``last_period`` (the period it was last rated in) and
+    ``played_in_league`` (matches replayed per league, which numbers ``seq``) are carried in place, so a
+    replay continued from a saved state passes them in. ``order`` may hold only some of the rows.
     """
     n = order.shape[0]
     n_states = rating.shape[0]
-    weighted = weight.shape[0] == n
+    weighted = weight.shape[0] == score.shape[0]
     c2 = c * c
-    seen = np.zeros(n_states, dtype=np.bool_)
-    last_period = np.zeros(n_states, dtype=np.int64)
     batch_of = np.full(n_states, -1, dtype=np.int64)
     information = np.zeros(n_states, dtype=np.float64)
     surprise = np.zeros(n_states, dtype=np.float64)
     touched = np.empty(min(n_states, 2 * n), dtype=np.int64)
-    played_in_league = np.zeros(n_leagues, dtype=np.int64)
     start = 0
     while start < n:
         stop, current = period_stop(order, period, periodic, start)
@@ -146,14 +153,24 @@ def glicko_replay_kernel(
         start = stop
 
 
-def _run(prepared: PreparedMatches, priors, params: dict, start=None):
-    period = row_periods(prepared, params["period_length"], "glicko")
+def _periods(prepared: PreparedMatches, params: dict) -> np.ndarray | None:
+    return row_periods(prepared, params["period_length"], "glicko")
+
+
+def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
+    period = _periods(prepared, params)
     states = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["rd"]})
     check_positive_priors(priors, ("sd",), "glicko")
-    rd = np.clip(states["sd"], params["rd_min"], params["rd_max"])
-    return run_periodic(
-        glicko_replay_kernel, prepared, period, (states["rating"], rd), (params["c"], params["rd_max"], params["rd_min"])
+    player = start.overlay({
+        "rating": states["rating"], "rd": np.clip(states["sd"], params["rd_min"], params["rd_max"]),
+        **carried_newcomers(prepared.n_states),
+    })
+    seen, last_period = carried_start(player)
+    out = run_periodic(
+        glicko_replay_kernel, prepared, period, (player["rating"], player["rd"]), seen, last_period, start.seq.copy(),
+        (params["c"], params["rd_max"], params["rd_min"]),
     )
+    return out, EndState(player={"rating": player["rating"], "rd": player["rd"], **carried_end(seen, last_period)})
 
 
 def _check(params: dict) -> None:
@@ -177,6 +194,8 @@ GLICKO = ReplaySystem(
     run=_run,
     check=_check,
     has_sd=True,
+    player_state=(StateField("rating"), StateField("rd"), *(StateField(name) for name in CARRIED_FIELDS)),
+    periods=_periods,
 )
 
 
@@ -189,6 +208,7 @@ def glicko(
     rd_min: float = 0.0,
     period_length: float | None = None,
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Glicko replay over a matches table (Glickman, "The Glicko system", steps 1-3).
 
@@ -215,6 +235,10 @@ def glicko(
         units when it is an integer; period = floor(played_at / period_length). Not allowed together
         with a ``period`` column. None: no periods (unless the column is there).
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd`` > 0, ``league``).
+    state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
+        matches after it, plus, with rating periods, the matches of each league's last (open) period the
+        state lists in ``pending_ids`` (they are rated again with the new ones); the result is that of one
+        replay over the whole history.
 
     Returns
     -------
@@ -224,5 +248,5 @@ def glicko(
     every row of the player in the period). ``expected_a`` = 1/(1 + 10^(-g(sqrt(RD_a² + RD_b²))(r_a - r_b)/400)).
     """
     return replay_frame(
-        GLICKO, matches, priors, initial=initial, rd=rd, c=c, rd_max=rd_max, rd_min=rd_min, period_length=period_length
+        GLICKO, matches, priors, state, initial=initial, rd=rd, c=c, rd_max=rd_max, rd_min=rd_min, period_length=period_length
     )

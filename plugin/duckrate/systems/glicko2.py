@@ -30,13 +30,18 @@ from ._glicko_common import (
     PERIOD_LENGTH,
     RD,
     RD_MIN,
+    CARRIED_FIELDS,
     add_game_terms,
+    carried_end,
+    carried_newcomers,
+    carried_start,
     check_rd_min_below_rd,
     period_stop,
     run_periodic,
 )
 from ._periods import row_periods
 from ._replay import Parameter, ReplaySystem, replay_frame
+from ._state import EndState, StartState, StateField
 
 SCALE = 173.7178  # Glicko-2 step 2: display points per Glicko-2 unit
 EPSILON = 1e-6  # step 5 convergence tolerance
@@ -116,7 +121,8 @@ def glicko2_update(mu, phi, sigma, information, surprise, tau):
 
 @kernel
 def glicko2_replay_kernel(
-    order, period, periodic, state_a, state_b, league, score, weight, mu, phi, sigma, n_leagues,
+    order, period, periodic, state_a, state_b, league, score, weight, mu, phi, sigma, seen, last_period,
+    played_in_league,
     tau, phi_min, rd_min,
     seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
     rating_a_after, rating_b_after, sd_a_after, sd_b_after,
@@ -127,17 +133,18 @@ def glicko2_replay_kernel(
     With ``periodic``, consecutive rows of ``order`` sharing ``period[row]`` form one rating period, and a
     player last rated in period p starts period q at φ = sqrt(φ² + (q - p - 1)σ²) (the idle periods in
     between; step 6 adds σ'² for period q itself). Otherwise each row is its own period for its two players.
+
+    ``seen`` (rated in some period yet), ``last_period`` (the period it was last rated in) and
+    ``played_in_league`` (matches replayed per league, which numbers ``seq``) are carried in place, so a
+    replay continued from a saved state passes them in. ``order`` may hold only some of the rows.
     """
     n = order.shape[0]
     n_states = mu.shape[0]
-    weighted = weight.shape[0] == n
-    seen = np.zeros(n_states, dtype=np.bool_)
-    last_period = np.zeros(n_states, dtype=np.int64)
+    weighted = weight.shape[0] == score.shape[0]
     batch_of = np.full(n_states, -1, dtype=np.int64)
     information = np.zeros(n_states, dtype=np.float64)
     surprise = np.zeros(n_states, dtype=np.float64)
     touched = np.empty(min(n_states, 2 * n), dtype=np.int64)
-    played_in_league = np.zeros(n_leagues, dtype=np.int64)
     start = 0
     while start < n:
         stop, current = period_stop(order, period, periodic, start)
@@ -193,18 +200,32 @@ def glicko2_replay_kernel(
         start = stop
 
 
-def _run(prepared: PreparedMatches, priors, params: dict, start=None):
-    period = row_periods(prepared, params["period_length"], "glicko2")
+def _periods(prepared: PreparedMatches, params: dict) -> np.ndarray | None:
+    return row_periods(prepared, params["period_length"], "glicko2")
+
+
+def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
+    period = _periods(prepared, params)
     states = initial_states(
         prepared, priors, {"rating": params["initial"], "sd": params["rd"], "volatility": params["volatility"]}
     )
     check_positive_priors(priors, ("sd", "volatility"), "glicko2")
     phi_min = params["rd_min"] / SCALE
-    mu = (states["rating"] - 1500.0) / SCALE
-    phi = np.maximum(states["sd"] / SCALE, phi_min)
-    return run_periodic(
-        glicko2_replay_kernel, prepared, period, (mu, phi, states["volatility"]), (params["tau"], phi_min, params["rd_min"])
+    # The state is saved on the Glicko-2 scale the kernel works on: the display values do not convert back
+    # bit for bit.
+    player = start.overlay({
+        "mu": (states["rating"] - 1500.0) / SCALE, "phi": np.maximum(states["sd"] / SCALE, phi_min),
+        "volatility": states["volatility"], **carried_newcomers(prepared.n_states),
+    })
+    seen, last_period = carried_start(player)
+    states = (player["mu"], player["phi"], player["volatility"])
+    out = run_periodic(
+        glicko2_replay_kernel, prepared, period, states, seen, last_period, start.seq.copy(),
+        (params["tau"], phi_min, params["rd_min"]),
     )
+    return out, EndState(player={
+        "mu": player["mu"], "phi": player["phi"], "volatility": player["volatility"], **carried_end(seen, last_period),
+    })
 
 
 def _check(params: dict) -> None:
@@ -224,6 +245,10 @@ GLICKO2 = ReplaySystem(
     run=_run,
     check=_check,
     has_sd=True,
+    player_state=(
+        StateField("mu"), StateField("phi"), StateField("volatility"), *(StateField(name) for name in CARRIED_FIELDS),
+    ),
+    periods=_periods,
 )
 
 
@@ -236,6 +261,7 @@ def glicko2(
     rd_min: float = 0.0,
     period_length: float | None = None,
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Glicko-2 replay over a matches table (Glickman, "Example of the Glicko-2 system", steps 1-8).
 
@@ -262,6 +288,10 @@ def glicko2(
         units when it is an integer; period = floor(played_at / period_length). Not allowed together
         with a ``period`` column. None: no periods (unless the column is there).
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd`` > 0, ``volatility`` > 0, ``league``).
+    state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
+        matches after it, plus, with rating periods, the matches of each league's last (open) period the
+        state lists in ``pending_ids`` (they are rated again with the new ones); the result is that of one
+        replay over the whole history.
 
     Returns
     -------
@@ -271,6 +301,6 @@ def glicko2(
     ``*_after`` the state after that period's update. ``expected_a`` = 1/(1 + exp(-g(sqrt(φ_a² + φ_b²))(μ_a - μ_b))).
     """
     return replay_frame(
-        GLICKO2, matches, priors, initial=initial, rd=rd, volatility=volatility, tau=tau, rd_min=rd_min,
+        GLICKO2, matches, priors, state, initial=initial, rd=rd, volatility=volatility, tau=tau, rd_min=rd_min,
         period_length=period_length,
     )

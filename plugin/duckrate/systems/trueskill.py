@@ -34,6 +34,7 @@ from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, _row_key, reject_weights
 from ..priors import check_positive_priors, initial_states
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._state import EndState, StartState, StateField
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
@@ -238,15 +239,16 @@ def update_1vs1(mu_a, sigma_a, mu_b, sigma_b, score, beta, tau, epsilon):
 
 @kernel
 def trueskill_replay_kernel(
-    order, state_a, state_b, league, score, mu, sigma, n_leagues, beta, tau, epsilon,
+    order, state_a, state_b, league, score, mu, sigma, played_in_league, beta, tau, epsilon,
     seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
     rating_a_after, rating_b_after, sd_a_after, sd_b_after,
 ):
     """Replay matches in ``order``, updating ``mu`` and ``sigma`` (one slot per league and player) in place.
 
     Output arrays are indexed by input row. ``sd_*_before`` is the stored σ (before this game's τ).
+    ``played_in_league`` counts each league's matches so far (updated in place: a continued replay starts
+    from its saved count). ``order`` may hold only some of the rows.
     """
-    played_in_league = np.zeros(n_leagues, dtype=np.int64)
     for position in range(order.shape[0]):
         row = order[position]
         slot_a = state_a[row]
@@ -313,17 +315,18 @@ def _check_outcomes(columns: dict, prepared: PreparedMatches, table: str) -> Non
     reject_weights(columns, prepared, table, "TrueSkill (partial play is not modelled)")
 
 
-def _run(prepared: PreparedMatches, priors, params: dict, start=None):
+def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
     states = initial_states(prepared, priors, {"rating": params["mu"], "sd": params["sigma"]})
     check_positive_priors(priors, ("sd",), "a TrueSkill σ")
+    player = start.overlay({"mu": states["rating"], "sigma": states["sd"]})
     out = new_outputs(prepared.n_rows)
     trueskill_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score,
-        states["rating"], states["sd"], prepared.n_leagues,
+        player["mu"], player["sigma"], start.seq.copy(),
         params["beta"], params["tau"], draw_margin(params["draw_probability"], params["beta"]),
         *kernel_outputs(out),
     )
-    return out
+    return out, EndState(player=player)
 
 
 TRUESKILL = ReplaySystem(
@@ -338,6 +341,7 @@ TRUESKILL = ReplaySystem(
     run=_run,
     check_matches=_check_outcomes,
     has_sd=True,
+    player_state=(StateField("mu"), StateField("sigma")),
 )
 
 
@@ -349,6 +353,7 @@ def trueskill(
     tau: float = 25.0 / 300.0,
     draw_probability: float = 0.10,
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Two-player TrueSkill replay over a matches table.
 
@@ -372,6 +377,8 @@ def trueskill(
     draw_probability : draw probability between equal players, in [0, 1); sets the draw margin ε.
     priors : ``player_priors`` frame (``player``, ``rating`` = μ, optional ``sd`` = σ > 0, optional
         ``league``) of starting states.
+    state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
+        matches after it, and the result is that of one replay over the whole history.
 
     Returns
     -------
@@ -385,5 +392,5 @@ def trueskill(
     R. Herbrich, T. Minka, T. Graepel, "TrueSkill™: A Bayesian Skill Rating System", NIPS 19 (2006).
     """
     return replay_frame(
-        TRUESKILL, matches, priors, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability
+        TRUESKILL, matches, priors, state, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability
     )
