@@ -21,8 +21,16 @@ BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
 ORDER = ["kind", "league", "player", "opponent"]
 
 
-def sql_args(params: dict) -> str:
-    return "".join(f", {name} := {value!r}" for name, value in params.items())
+def sql_args(con, params: dict) -> str:
+    """Named macro arguments; a priors frame becomes a table passed by name."""
+    args = []
+    for name, value in params.items():
+        if isinstance(value, pl.DataFrame):
+            con.register("priors_df", value)
+            con.execute("CREATE OR REPLACE TABLE case_priors AS SELECT * FROM priors_df")
+            value = "case_priors"
+        args.append(f", {name} := {value!r}")
+    return "".join(args)
 
 
 @pytest.fixture()
@@ -39,7 +47,7 @@ def test_sql_continuation_equals_full_replay(con, name, params, weights, periods
     con.register("all_df", matches)
     con.execute("CREATE TABLE all_matches AS SELECT * FROM all_df")
     con.execute("CREATE TABLE first_part AS SELECT * FROM all_matches ORDER BY played_at, match_id LIMIT 1500")
-    args = sql_args(params)
+    args = sql_args(con, params)
     con.execute(f"CREATE TABLE saved AS SELECT * FROM {name}_state('first_part'{args})")
     pending = con.sql("SELECT unnest(pending_ids) FROM saved WHERE kind = 'league'").fetchall()
     con.execute(

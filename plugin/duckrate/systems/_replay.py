@@ -191,7 +191,7 @@ def run_replay(
     periods = system.periods(prepared, params) if system.periods is not None else None
     old = state_frame(state) if state is not None else None
     if old is not None and old.height:
-        check_continuation(system, columns, prepared, periods, old)
+        check_continuation(system, columns, prepared, params, periods, old)
         start = start_from_state(system, prepared, params, old)
         reason = system.check_resume(prepared, params, start)
         if reason:
@@ -245,7 +245,7 @@ def resume_problem(system: ReplaySystem, columns: dict[str, pa.Array], params: d
     if not system.saves_state:
         return f"{system.name}: saved state is not supported yet"
     try:
-        check_continuation(system, columns, prepared, system.periods(prepared, params) if system.periods else None, old)
+        check_continuation(system, columns, prepared, params, system.periods(prepared, params) if system.periods else None, old)
         start = start_from_state(system, prepared, params, old)
         reason = system.check_resume(prepared, params, start)
     except RebuildRequired as error:

@@ -275,11 +275,13 @@ def _check_league_rows(system, params: dict, leagues: pl.DataFrame) -> None:
             )
 
 
-def check_continuation(system, columns: dict, prepared: PreparedMatches, periods, state: pl.DataFrame) -> None:
+def check_continuation(system, columns: dict, prepared: PreparedMatches, params: dict, periods, state: pl.DataFrame) -> None:
     """Reject matches a saved state cannot be continued with: older than the state (non-periodic: at or
     before the last final match in (played_at, match_id) order; periodic: in a period before the open
     one), or a periodic league whose open period's saved matches are not all passed again."""
     leagues = state.filter(pl.col("kind") == "league")
+    if leagues.height:
+        _check_league_rows(system, params, leagues)  # another system or other parameters: say that first
     index = _league_index(prepared)
     match_ids = columns["match_id"]
     for row in leagues.iter_rows(named=True):
