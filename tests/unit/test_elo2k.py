@@ -66,14 +66,16 @@ def reference_elo2k(frame, dim=4, eta=32 * math.log(10) / 400, a=None, b=None, s
         u, v = {}, {}
         for p in players:
             u[p], v[p] = reference_start(p, seed, dim, init_max)
-        n = len(players)
+        n = len(players)  # the decaying schedule's N: the league's players over the whole input
+        seen = []  # the field: players seen so far, this match's two included
 
         def field_rating(i):
-            total = math.fsum(sum(u[i][d] * v[j][d] - u[j][d] * v[i][d] for d in range(dim)) for j in players if j != i)
-            return initial + scale / math.log(10) * total / (n - 1)
+            total = math.fsum(sum(u[i][d] * v[j][d] - u[j][d] * v[i][d] for d in range(dim)) for j in seen if j != i)
+            return initial + scale / math.log(10) * total / (len(seen) - 1)
 
         for t, r in enumerate(sorted(league_rows, key=lambda r: (r["played_at"], r["match_id"])), start=1):
             pa_, pb = r["player_a"], r["player_b"]
+            seen.extend(name for name in (pa_, pb) if name not in seen)
             logit = sum(u[pa_][d] * v[pb][d] - u[pb][d] * v[pa_][d] for d in range(dim))
             p = 1 / (1 + math.exp(-logit))
             before = field_rating(pa_), field_rating(pb)
@@ -190,9 +192,9 @@ def test_hand_values_one_match():
 def test_defaults_are_pinned():
     assert python_defaults(duckrate.elo2k) == {
         "dim": 4, "eta": 32 * math.log(10) / 400, "a": None, "b": None, "seed": 0, "init_max": 0.1,
-        "initial": 1500.0, "scale": 400.0, "priors": None,
+        "initial": 1500.0, "scale": 400.0, "priors": None, "state": None,
     }
-    assert duckrate.systems.ELO2K.defaults == {k: v for k, v in python_defaults(duckrate.elo2k).items() if k != "priors"}
+    assert duckrate.systems.ELO2K.defaults == {k: v for k, v in python_defaults(duckrate.elo2k).items() if k not in ("priors", "state")}
 
 
 @pytest.mark.parametrize(("params", "shown"), [

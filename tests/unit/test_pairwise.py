@@ -37,13 +37,14 @@ PROPERTY_SETTINGS = property_settings(60)
 
 
 def reference_pairwise(frame, prior_games=10.0, initial=1500.0, scale=400.0):
-    """Eq. (8) of Tang, Wang & Jin with exact fractions for the counts."""
+    """Eq. (8) of Tang, Wang & Jin with exact fractions for the counts; the field of a league is the
+    players seen so far, this match's two included."""
     leagues = {}
     for r in frame.to_dicts():
         leagues.setdefault(r.get("league"), []).append(r)
     expected = {}
     for league, rows in leagues.items():
-        players = sorted({r["player_a"] for r in rows} | {r["player_b"] for r in rows})
+        players = []
         wins, games = {}, {}
 
         def p(i, j):
@@ -55,6 +56,7 @@ def reference_pairwise(frame, prior_games=10.0, initial=1500.0, scale=400.0):
 
         for t, r in enumerate(sorted(rows, key=lambda r: (r["played_at"], r["match_id"])), start=1):
             a, b = r["player_a"], r["player_b"]
+            players.extend(name for name in (a, b) if name not in players)
             forecast = p(a, b)
             before = field_rating(a), field_rating(b)
             w = r.get("weight") or 1.0
@@ -115,15 +117,19 @@ def test_property_row_order_and_repeats_give_identical_output(history, seed):
 @PROPERTY_SETTINGS
 @given(histories())
 def test_property_field_ratings_average_to_the_offset(history):
-    """Σ_i Σ_{j≠i} logit P[i, j] = 0 (P[j, i] = 1 - P[i, j]), so a league's current ratings average to
-    ``initial`` after every match."""
+    """Σ_i Σ_{j≠i} logit P[i, j] = 0 (P[j, i] = 1 - P[i, j]): each rating times (N - 1), N the league's
+    players seen when it was reported, gives back the player's logit sum, and those sum to zero after
+    every match."""
     out = duckrate.pairwise(history)
+    per_logit = 400.0 / math.log(10.0)
     for (league,), group in out.group_by("league"):
-        players = set(group["player_a"]) | set(group["player_b"])
-        current = {p: 1500.0 for p in players}
+        logit_sums, seen = {}, set()
         for row in group.sort("seq").iter_rows(named=True):
-            current[row["player_a"]], current[row["player_b"]] = row["rating_a_after"], row["rating_b_after"]
-            assert math.fsum(current.values()) / len(current) == pytest.approx(1500.0, abs=1e-9)
+            seen |= {row["player_a"], row["player_b"]}
+            others = max(len(seen) - 1, 1)
+            for side in ("a", "b"):
+                logit_sums[row[f"player_{side}"]] = (row[f"rating_{side}_after"] - 1500.0) / per_logit * others
+            assert math.fsum(logit_sums.values()) == pytest.approx(0.0, abs=1e-9)
 
 
 def test_structure_leagues_weights_periods():
@@ -137,7 +143,8 @@ def test_structure_leagues_weights_periods():
 
 
 def test_defaults_are_pinned():
-    assert python_defaults(duckrate.pairwise) == {"prior_games": 10.0, "initial": 1500.0, "scale": 400.0, "priors": None}
+    assert python_defaults(duckrate.pairwise) == {"prior_games": 10.0, "initial": 1500.0, "scale": 400.0, "priors": None,
+                                                  "state": None}
 
 
 @pytest.mark.parametrize(("params", "shown"), [({"prior_games": 0.0}, "prior_games"), ({"scale": -1.0}, "scale")])

@@ -126,7 +126,12 @@ def fresh_start(prepared: PreparedMatches, player_fields, league_fields, params:
 
 
 def _empty(n: int, width: int) -> np.ndarray:
-    return np.full(n if width == 1 else (n, width), np.nan, dtype=np.float64)
+    """Values of the slots without saved state: NaN for a scalar field; a wider field (the chance
+    system's grid posterior, 1001 values per slot) is zero-allocated instead, so its pages cost no
+    memory until a known slot is written (only the known slots are ever read)."""
+    if width == 1:
+        return np.full(n, np.nan, dtype=np.float64)
+    return np.zeros((n, width), dtype=np.float64)
 
 
 def used_slots(prepared: PreparedMatches, order: np.ndarray | None = None) -> np.ndarray:

@@ -73,6 +73,7 @@ from ._chance_laplace import grid_cdf_sums
 from ._chance_lowrank import factors, lowrank_pair, lowrank_single, transposed
 from ._chance_naive import toeplitz_apply
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._state import EndState, StartState, StateField, fresh_start, used_slots
 
 ALGORITHMS = ("naive", "fast", "laplace")
 LUCK_NAIVE, LUCK_LOWRANK, LUCK_LAPLACE = 0, 1, 2
@@ -189,20 +190,18 @@ def _drift_and_normalise(rho, weighted, normaliser, previous_mean, x, drift_meth
 
 @kernel
 def chance_replay_kernel(
-    order, state_a, state_b, league, score, theta_index, n_leagues,
-    compact, rho, prior_mean, prior_sd, newcomer, x,
+    order, state_a, state_b, league, score, theta_index, played_in_league,
+    ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x,
     luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank, max_rank,
     drift_method, drift_table, taps, q_drift,
     seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
     rating_a_after, rating_b_after, sd_a_after, sd_b_after,
 ):
-    """Replay matches in ``order``; ``rho[compact[slot]]`` is a state slot's vector (filled on first use
-    from ``newcomer`` or, where ``prior_mean`` is not NaN, from N(prior_mean, prior_sd²) on the grid)."""
+    """Replay matches in ``order`` (some or all rows), updating the state in place: ``rho[slot]`` is a
+    state slot's vector and ``mean[slot]``, ``sd[slot]`` its moments (natural units), valid where
+    ``ready``; a slot not ready is filled on first use from ``newcomer`` or, where ``prior_mean`` is not
+    NaN, from N(prior_mean, prior_sd²) on the grid. ``played_in_league`` counts each league's matches."""
     size = x.shape[0]
-    n_used = rho.shape[0]
-    ready = np.zeros(n_used, dtype=np.bool_)
-    mean = np.zeros(n_used, dtype=np.float64)
-    sd = np.zeros(n_used, dtype=np.float64)
     like_a = np.empty(size, dtype=np.float64)
     like_b = np.empty(size, dtype=np.float64)
     work = np.empty(size, dtype=np.float64)
@@ -210,11 +209,10 @@ def chance_replay_kernel(
     weighted_b = np.empty(size, dtype=np.float64)
     t_a = np.empty(max(max_rank, 1), dtype=np.float64)
     t_b = np.empty(max(max_rank, 1), dtype=np.float64)
-    played_in_league = np.zeros(n_leagues, dtype=np.int64)
     for position in range(order.shape[0]):
         row = order[position]
-        ca = compact[state_a[row]]
-        cb = compact[state_b[row]]
+        ca = state_a[row]
+        cb = state_b[row]
         for c in (ca, cb):
             if not ready[c]:
                 if math.isnan(prior_mean[c]):
@@ -346,49 +344,73 @@ def _check(params: dict) -> None:
         )
 
 
-def _replay(prepared: PreparedMatches, priors, params: dict) -> tuple[dict, np.ndarray, np.ndarray]:
-    """The output columns, the final vectors (one row per state slot that played) and those slots."""
-    n = prepared.n_rows
+def _simulate(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
+    """The output columns and the state after the rows of ``prepared.order``, from ``start``.
+
+    The state is per slot: ``rho`` (slot x grid points; ``start``'s zero-allocated array, written in place,
+    so only the pages of the slots that play or are known are touched), ``mean`` and ``sd`` (natural
+    units; the mean also shifts the next moment sums, so it is carried, not recomputed)."""
     size = params["grid_points"]
     x = grid(size, params["grid_max"])
     states = initial_states(prepared, priors, {"rating": math.nan, "sd": math.nan})
     check_positive_priors(priors, ("sd",), "a prior sd on the display scale for the chance system")
-    used = np.zeros(prepared.n_states, dtype=np.bool_)
-    used[prepared.state_a] = True
-    used[prepared.state_b] = True
-    compact = np.full(prepared.n_states, -1, dtype=np.int64)
-    compact[used] = np.arange(int(used.sum()), dtype=np.int64)
-    prior_mean = (states["rating"][used] - DISPLAY_CENTER) / DISPLAY_SCALE
-    prior_sd = np.where(np.isnan(states["sd"][used]), params["prior_sd"], states["sd"][used] / DISPLAY_SCALE)
+    prior_mean = (states["rating"] - DISPLAY_CENTER) / DISPLAY_SCALE
+    prior_sd = np.where(np.isnan(states["sd"]), params["prior_sd"], states["sd"] / DISPLAY_SCALE)
     newcomer = np.empty(size, dtype=np.float64)
     normal_on_grid(x, 0.0, params["prior_sd"], newcomer)
 
     # distinct results: Λ (θ = 1) always first, then every other score present
-    present, counts = np.unique(prepared.score, return_counts=True)
+    scores = prepared.score[prepared.order]
+    present, counts = np.unique(scores, return_counts=True)
     others = present[present != 1.0]
     thetas = np.concatenate([[1.0], others])
     counts = np.concatenate([[0], counts[present != 1.0]])
     theta_index = np.where(prepared.score == 1.0, 0, np.searchsorted(others, prepared.score) + 1).astype(np.int64)
+    theta_index = np.minimum(theta_index, len(thetas) - 1)  # rows outside ``order`` may hold other scores
     code, beta, h = sigmoid_code(params["sigmoid"]), params["beta"], grid_step(size, params["grid_max"])
     tables = np.stack([luck_table(float(theta), beta, code, size, h) for theta in thetas])
     luck = _luck_plan(params, thetas, counts)
     drift = _drift_plan(params)
 
-    rho = np.empty((int(used.sum()), size), dtype=np.float64)  # pages are touched on each player's first match
-    out = new_outputs(n)
+    rho = start.player["rho"]
+    mean = start.overlay({"mean": np.zeros(prepared.n_states, dtype=np.float64)})["mean"]
+    sd = start.overlay({"sd": np.zeros(prepared.n_states, dtype=np.float64)})["sd"]
+    played = start.seq.copy()
+    out = new_outputs(prepared.n_rows)
     chance_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, theta_index,
-        prepared.n_leagues, compact, rho, prior_mean, prior_sd, newcomer, x,
+        played, start.known.copy(), rho, mean, sd, prior_mean, prior_sd, newcomer, x,
         luck["method"], beta, tables, luck["q_luck"], luck["op_a"], luck["op_b"], luck["fac_v"], luck["fac_ut"],
         luck["off_v"], luck["off_u"], luck["rank"], luck["max_rank"],
         drift["method"], drift["table"], drift["taps"], drift["q"],
         *kernel_outputs(out),
     )
-    return out, rho, np.flatnonzero(used)
+    return out, EndState(player={"mean": mean, "sd": sd, "rho": rho})
 
 
-def _run(prepared: PreparedMatches, priors, params: dict, start=None):
-    return _replay(prepared, priors, params)[0]
+def _replay(prepared: PreparedMatches, priors, params: dict) -> tuple[dict, np.ndarray, np.ndarray]:
+    """The output columns, the final vectors (one row per state slot that played) and those slots."""
+    out, end = _simulate(prepared, priors, params, fresh_start(prepared, CHANCE.player_state, (), params))
+    slots = np.flatnonzero(used_slots(prepared))
+    return out, end.player["rho"][slots], slots
+
+
+def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
+    return _simulate(prepared, priors, params, start)
+
+
+def _check_resume(prepared: PreparedMatches, params: dict, start: StartState) -> str | None:
+    """The fast path factorises a result other than 0, ½ and 1 only when the input holds it often enough
+    (``FACTORISE_MIN_ROWS``): with such results the last bits depend on the whole input."""
+    if params["algorithm"] != "fast" or params["sigmoid"] == "laplace":
+        return None
+    scores = prepared.score[prepared.order]
+    other = scores[(scores != 0.0) & (scores != 0.5) & (scores != 1.0)]
+    if other.size:
+        return (f"a score_a of {float(other[0])!r} (neither 0, 0.5 nor 1) with algorithm 'fast': whether its luck "
+                "matrix is factorised depends on how often it occurs in the whole history (use algorithm 'naive' "
+                "to continue such histories)")
+    return None
 
 
 CHANCE = ReplaySystem(
@@ -412,6 +434,8 @@ CHANCE = ReplaySystem(
     check=_check,
     check_matches=_check_outcomes,
     has_sd=True,
+    player_state=(StateField("mean"), StateField("sd"), StateField("rho", lambda params: params["grid_points"])),
+    check_resume=_check_resume,
 )
 
 
@@ -426,6 +450,7 @@ def chance(
     kernel: str = "gaussian",
     algorithm: str = "fast",
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Replay of the luck-aware grid rating system for games of chance (Cowan, Sections 2-4).
 
@@ -457,6 +482,10 @@ def chance(
     priors : ``player_priors`` frame (``player``, ``rating`` and optional ``sd`` on the display scale,
         optional ``league``): the player starts from ρ ∝ N((rating - 1500)·ln10/400, (sd·ln10/400)²) on the
         grid (a NULL sd means ``prior_sd``; sd must be > 0).
+    state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
+        matches after it, and the result is that of one replay over the whole history (refused, with the
+        ``'fast'`` algorithm and a logistic or normal sigmoid, when ``matches`` hold results other than 0,
+        ½ and 1: whether those get a factorised luck matrix depends on the whole history).
 
     Returns
     -------
@@ -472,7 +501,7 @@ def chance(
     give the defaults.
     """
     return replay_frame(
-        CHANCE, matches, priors, beta=beta, prior_sd=prior_sd, drift_sd=drift_sd, grid_points=grid_points,
+        CHANCE, matches, priors, state, beta=beta, prior_sd=prior_sd, drift_sd=drift_sd, grid_points=grid_points,
         grid_max=grid_max, sigmoid=sigmoid, kernel=kernel, algorithm=algorithm,
     )
 

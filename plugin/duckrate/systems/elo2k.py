@@ -13,9 +13,11 @@ Uniform[0, ``init_max``] (0.1 in the paper), seeded per player name (see ``_play
 Elo2k has no scalar rating, so the ``rating_*`` columns report the player's mean forecast log-odds
 against the rest of the league's field, on the display scale:
 ``rating_i = initial + scale/ln10 · Σ_{j≠i} (U_i·V_j - U_j·V_i) / (N - 1)``, which for Elo itself is
-``θ_i - mean θ``. The sum is bilinear, ``U_i·ΣV - V_i·ΣU``, so it costs O(k) per match with running
-sums of U and V per league (summed first in a fixed order of players, so the result never depends on
-row order).
+``θ_i - mean θ``. The field is causal: the league's players seen so far, this match's two included (a
+player joins it at their first match), N their count. The sum is bilinear, ``U_i·ΣV - V_i·ΣU``, so it
+costs O(k) per match with running sums of U and V per league (a player's starting vectors added at their
+first match, in replay order); the sums and N are saved with the state, so a continued replay equals a
+full one. The decaying schedule's N is the league's player count over the whole input (Appendix D).
 """
 
 from __future__ import annotations
@@ -31,18 +33,8 @@ from ..matches import PreparedMatches
 from ..priors import reject_priors
 from ._player_seeds import player_digests, uniform_rows
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
-
-
-@kernel
-def _league_sums(vectors, state_league, canonical, n_leagues, used):
-    """Per-league sums of the used slots' vectors, added in ``canonical`` slot order."""
-    sums = np.zeros((n_leagues, vectors.shape[1]), dtype=np.float64)
-    for position in range(canonical.shape[0]):
-        slot = canonical[position]
-        if used[slot]:
-            for d in range(vectors.shape[1]):
-                sums[state_league[slot], d] += vectors[slot, d]
-    return sums
+from ._state import EndState, StartState, StateField
+from .elo import _check_resume  # the same refusal: a decaying schedule whose N (league players) changed
 
 
 @kernel
@@ -55,15 +47,27 @@ def _mean_logit(u, v, slot, sum_u, sum_v, league, others):
 
 
 @kernel
+def _join_field(u, v, slot, sum_u, sum_v, league, seen, field_players):
+    """Add a player to the league's field at their first match."""
+    if not seen[slot]:
+        seen[slot] = True
+        field_players[league] += 1
+        for d in range(u.shape[1]):
+            sum_u[league, d] += u[slot, d]
+            sum_v[league, d] += v[slot, d]
+
+
+@kernel
 def elo2k_replay_kernel(
-    order, state_a, state_b, league, score, weight, u, v, sum_u, sum_v, league_players,
-    eta, schedule_a, schedule_b, use_schedule, initial, points_per_logit,
+    order, state_a, state_b, league, score, weight, u, v, sum_u, sum_v, seen, field_players, played_in_league,
+    league_players, eta, schedule_a, schedule_b, use_schedule, initial, points_per_logit,
     seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
 ):
-    """Replay matches in ``order``, updating ``u``, ``v`` (slot x k) and the league sums in place."""
-    weighted = weight.shape[0] == order.shape[0]
+    """Replay matches in ``order`` (some or all rows), updating ``u``, ``v`` (slot x k), the field
+    (``seen`` per slot, ``field_players`` and the sums per league) and ``played_in_league`` in place.
+    ``league_players`` (the whole input's count per league) is the decaying schedule's N."""
+    weighted = weight.shape[0] == score.shape[0]
     k = u.shape[1]
-    played_in_league = np.zeros(league_players.shape[0], dtype=np.int64)
     for position in range(order.shape[0]):
         row = order[position]
         a = state_a[row]
@@ -71,7 +75,9 @@ def elo2k_replay_kernel(
         this_league = league[row]
         t = played_in_league[this_league] + 1
         played_in_league[this_league] = t
-        others = max(league_players[this_league] - 1, 1)
+        _join_field(u, v, a, sum_u, sum_v, this_league, seen, field_players)
+        _join_field(u, v, b, sum_u, sum_v, this_league, seen, field_players)
+        others = max(field_players[this_league] - 1, 1)
         logit = 0.0
         for d in range(k):
             logit += u[a, d] * v[b, d] - u[b, d] * v[a, d]
@@ -104,35 +110,39 @@ def elo2k_replay_kernel(
         rating_b_after[row] = initial + points_per_logit * _mean_logit(u, v, b, sum_u, sum_v, this_league, others)
 
 
-def starting_vectors(prepared: PreparedMatches, dim: int, seed: int, init_max: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """U and V (slot x dim) drawn per player name and seed, and the slots in a canonical order
-    (league, then player digest) that does not depend on how the rows were ordered or encoded."""
+def starting_vectors(prepared: PreparedMatches, dim: int, seed: int, init_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """U and V (slot x dim) drawn per player name and seed (never from row order or encoding)."""
     digests = player_digests(prepared.players, seed)
     digest_of_slot = np.ascontiguousarray(digests[prepared.state_player])
     both = uniform_rows(digest_of_slot, 2 * dim, init_max)
-    canonical = np.lexsort((digest_of_slot, prepared.state_league)).astype(np.int64)
-    return np.ascontiguousarray(both[:, :dim]), np.ascontiguousarray(both[:, dim:]), canonical
+    return np.ascontiguousarray(both[:, :dim]), np.ascontiguousarray(both[:, dim:])
 
 
-def _run(prepared: PreparedMatches, priors, params: dict, start=None):
+def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
     reject_priors(priors, "elo2k")
     dim = params["dim"]
-    u, v, canonical = starting_vectors(prepared, dim, params["seed"], params["init_max"])
-    used = np.zeros(prepared.n_states, dtype=np.bool_)
-    used[prepared.state_a] = True
-    used[prepared.state_b] = True
-    sum_u = _league_sums(u, prepared.state_league, canonical, prepared.n_leagues, used)
-    sum_v = _league_sums(v, prepared.state_league, canonical, prepared.n_leagues, used)
+    u, v = starting_vectors(prepared, dim, params["seed"], params["init_max"])
+    start.overlay({"u": u, "v": v})
+    known = start.league_known
+    sum_u = np.where(known[:, None], start.league["sum_u"], 0.0)
+    sum_v = np.where(known[:, None], start.league["sum_v"], 0.0)
+    field_players = np.where(known, start.league["players"], 0.0).astype(np.int64)
+    seen = start.known.copy()
+    played = start.seq.copy()
     use_schedule = params["a"] is not None
     out = new_outputs(prepared.n_rows, has_sd=False)
     elo2k_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        u, v, sum_u, sum_v, prepared.players_per_league(),
+        u, v, sum_u, sum_v, seen, field_players, played,
+        start.n_players if use_schedule else np.zeros(prepared.n_leagues, np.int64),
         params["eta"], params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
         params["initial"], params["scale"] / math.log(10.0),
         *kernel_outputs(out),
     )
-    return out
+    return out, EndState(
+        player={"u": u, "v": v},
+        league={"players": field_players.astype(np.float64), "sum_u": sum_u, "sum_v": sum_v},
+    )
 
 
 def _check_schedule(params: dict) -> None:
@@ -159,6 +169,10 @@ ELO2K = ReplaySystem(
     run=_run,
     check=_check_schedule,
     has_sd=False,
+    player_state=(StateField("u", lambda params: params["dim"]), StateField("v", lambda params: params["dim"])),
+    league_state=(StateField("players"), StateField("sum_u", lambda params: params["dim"]),
+                  StateField("sum_v", lambda params: params["dim"])),
+    check_resume=_check_resume,
 )
 
 
@@ -173,6 +187,7 @@ def elo2k(
     initial: float = 1500.0,
     scale: float = 400.0,
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Elo2k (mElo) replay over a matches table.
 
@@ -187,11 +202,15 @@ def elo2k(
     init_max : upper end of the starting entries (0.1 in the paper).
     initial, scale : display scale of the reported ratings.
     priors : not supported (Elo2k has no scalar state); a non-empty table is an error.
+    state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
+        matches after it, and the result is that of one replay over the whole history (with the decaying
+        schedule, only while no league gains players: its N would change every step already taken).
 
     Returns
     -------
     DataFrame with one row per match, the replay columns; ``expected_a = σ(U_a·V_b - U_b·V_a)`` before
-    the match and ``rating_*`` the mean log-odds against the league's field on the display scale.
+    the match and ``rating_*`` the mean log-odds against the league's field so far (the players seen up
+    to and including this match) on the display scale.
     """
-    return replay_frame(ELO2K, matches, priors, dim=dim, eta=eta, a=a, b=b, seed=seed, init_max=init_max,
+    return replay_frame(ELO2K, matches, priors, state, dim=dim, eta=eta, a=a, b=b, seed=seed, init_max=init_max,
                         initial=initial, scale=scale)

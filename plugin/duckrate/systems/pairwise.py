@@ -8,7 +8,9 @@ half, the 5). It has N(N-1)/2 parameters, which is why it needs dense data.
 Pairwise has no scalar rating, so the ``rating_*`` columns report the player's mean forecast log-odds
 against the rest of the league's field, on the display scale:
 ``rating_i = initial + scale/ln10 · Σ_{j≠i} logit P[i, j] / (N - 1)`` (pairs never played count as
-P = ½, logit 0), kept as a running sum per player.
+P = ½, logit 0), kept as a running sum per player. The field is causal: N counts the league's players
+seen so far, this match's two included (a player joins the field at their first match), so a replay
+continued from a saved state (per-player sums, per-pair counts, the league's N) equals a full replay.
 """
 
 from __future__ import annotations
@@ -17,38 +19,42 @@ import math
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from .._numba import kernel
 from ..matches import PreparedMatches
 from ..priors import reject_priors
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._state import EndState, StartState, StateField
 
 
-def pair_index(prepared: PreparedMatches) -> tuple[np.ndarray, int]:
-    """A dense index per row of its unordered pair of state slots, and the number of pairs."""
+def pair_index(prepared: PreparedMatches) -> tuple[np.ndarray, np.ndarray]:
+    """A dense index per row of its unordered pair of state slots, and the sorted pair keys
+    ``low·n_states + high`` it numbers."""
     low = np.minimum(prepared.state_a, prepared.state_b)
     high = np.maximum(prepared.state_a, prepared.state_b)
     keys = low * np.int64(prepared.n_states) + high
     unique, inverse = np.unique(keys, return_inverse=True)
-    return np.ascontiguousarray(inverse.reshape(-1), dtype=np.int64), int(unique.size)
+    return np.ascontiguousarray(inverse.reshape(-1), dtype=np.int64), unique
 
 
 @kernel
 def pairwise_replay_kernel(
-    order, state_a, state_b, league, score, weight, pair, n_pairs, n_states, league_players,
-    prior_games, initial, points_per_logit,
+    order, state_a, state_b, league, score, weight, pair, wins_low, wins_high, games, logit_sum, seen,
+    league_players, played_in_league, prior_games, initial, points_per_logit,
     seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
 ):
-    """Replay matches in ``order``. ``wins_low[pair]``/``wins_high[pair]`` count the wins of the pair's
-    lower/higher slot, each accumulated on its own (never as games minus the other's wins), so the
-    result does not depend on which player got the lower slot."""
-    weighted = weight.shape[0] == order.shape[0]
-    wins_low = np.zeros(n_pairs, dtype=np.float64)
-    wins_high = np.zeros(n_pairs, dtype=np.float64)
-    games = np.zeros(n_pairs, dtype=np.float64)
-    logit_sum = np.zeros(n_states, dtype=np.float64)
+    """Replay matches in ``order`` (some or all rows), updating the state arrays in place.
+
+    ``wins_low[pair]``/``wins_high[pair]`` count the wins of the pair's lower/higher slot, each
+    accumulated on its own (never as games minus the other's wins), so the result does not depend on
+    which player got the lower slot. ``seen[slot]`` marks the players already in their league's field;
+    ``league_players`` counts them (a player joins at their first match) and ``played_in_league`` the
+    league's matches so far.
+    """
+    weighted = weight.shape[0] == score.shape[0]
     half = 0.5 * prior_games
-    played_in_league = np.zeros(league_players.shape[0], dtype=np.int64)
     for position in range(order.shape[0]):
         row = order[position]
         a = state_a[row]
@@ -56,6 +62,12 @@ def pairwise_replay_kernel(
         this_league = league[row]
         t = played_in_league[this_league] + 1
         played_in_league[this_league] = t
+        if not seen[a]:
+            seen[a] = True
+            league_players[this_league] += 1
+        if not seen[b]:
+            seen[b] = True
+            league_players[this_league] += 1
         others = max(league_players[this_league] - 1, 1)
         k = pair[row]
         a_is_low = a < b
@@ -86,17 +98,55 @@ def pairwise_replay_kernel(
         rating_b_after[row] = initial + points_per_logit * logit_sum[b] / others
 
 
-def _run(prepared: PreparedMatches, priors, params: dict, start=None):
+def _name_rank(prepared: PreparedMatches) -> np.ndarray:
+    """Each player code's rank in the byte order of the names: pair rows are saved with the lower
+    name as ``player``, whatever slots a run gave the two."""
+    rank = np.empty(len(prepared.players), dtype=np.int64)
+    rank[np.asarray(pc.sort_indices(prepared.players), dtype=np.int64)] = np.arange(len(prepared.players))
+    return rank
+
+
+def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> tuple[dict, EndState]:
     reject_priors(priors, "pairwise")
-    pair, n_pairs = pair_index(prepared)
+    pair, keys = pair_index(prepared)
+    n_pairs = keys.size
+    wins_low = np.zeros(n_pairs, dtype=np.float64)
+    wins_high = np.zeros(n_pairs, dtype=np.float64)
+    games = np.zeros(n_pairs, dtype=np.float64)
+    touched = np.zeros(n_pairs, dtype=np.bool_)
+    slot_a, slot_b, values = start.pairs
+    if slot_a.size:  # saved counts of pairs among these players (only those that meet in these rows)
+        saved_keys = np.minimum(slot_a, slot_b) * np.int64(prepared.n_states) + np.maximum(slot_a, slot_b)
+        at = np.minimum(np.searchsorted(keys, saved_keys), n_pairs - 1)
+        found = keys[at] == saved_keys
+        a_low = slot_a < slot_b
+        wins_low[at[found]] = np.where(a_low, values[:, 0], values[:, 1])[found]
+        wins_high[at[found]] = np.where(a_low, values[:, 1], values[:, 0])[found]
+        games[at[found]] = values[:, 2][found]
+        touched[at[found]] = True
+    touched[pair[prepared.order]] = True
+    logit_sum = start.overlay({"logit_sum": np.zeros(prepared.n_states, dtype=np.float64)})["logit_sum"]
+    seen = start.known.copy()
+    league_players = np.where(start.league_known, start.league["players"], 0.0).astype(np.int64)
+    played = start.seq.copy()
     out = new_outputs(prepared.n_rows, has_sd=False)
     pairwise_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        pair, n_pairs, prepared.n_states, prepared.players_per_league(),
+        pair, wins_low, wins_high, games, logit_sum, seen, league_players, played,
         params["prior_games"], params["initial"], params["scale"] / math.log(10.0),
         *kernel_outputs(out),
     )
-    return out
+    # pair rows: the lower name first, [its wins, the opponent's wins, games]
+    index = np.flatnonzero(touched)
+    low, high = keys[index] // prepared.n_states, keys[index] % prepared.n_states
+    rank = _name_rank(prepared)
+    low_first = rank[prepared.state_player[low]] < rank[prepared.state_player[high]]
+    pairs = (
+        np.where(low_first, low, high), np.where(low_first, high, low),
+        np.column_stack([np.where(low_first, wins_low[index], wins_high[index]),
+                         np.where(low_first, wins_high[index], wins_low[index]), games[index]]),
+    )
+    return out, EndState(player={"logit_sum": logit_sum}, league={"players": league_players.astype(np.float64)}, pairs=pairs)
 
 
 PAIRWISE = ReplaySystem(
@@ -109,6 +159,9 @@ PAIRWISE = ReplaySystem(
     ),
     run=_run,
     has_sd=False,
+    player_state=(StateField("logit_sum"),),
+    league_state=(StateField("players"),),
+    pair_state=(StateField("wins_player"), StateField("wins_opponent"), StateField("games")),
 )
 
 
@@ -118,6 +171,7 @@ def pairwise(
     initial: float = 1500.0,
     scale: float = 400.0,
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Pairwise replay over a matches table.
 
@@ -128,10 +182,13 @@ def pairwise(
     prior_games : pseudo-games at one half in the shrinkage ``(prior_games/2 + wins)/(prior_games + games)``.
     initial, scale : display scale of the reported ratings.
     priors : not supported (Pairwise has no scalar state); a non-empty table is an error.
+    state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
+        matches after it, and the result is that of one replay over the whole history.
 
     Returns
     -------
     DataFrame with one row per match, the replay columns; ``expected_a`` is P[a, b] before the match and
-    ``rating_*`` the mean log-odds against the league's field on the display scale.
+    ``rating_*`` the mean log-odds against the league's field so far (the players seen up to and
+    including this match) on the display scale.
     """
-    return replay_frame(PAIRWISE, matches, priors, prior_games=prior_games, initial=initial, scale=scale)
+    return replay_frame(PAIRWISE, matches, priors, state, prior_games=prior_games, initial=initial, scale=scale)
