@@ -23,7 +23,7 @@ from duckrate.systems._replay import replay_with_state
 
 from conftest import REPO, run_dbt
 
-SYSTEMS = [system.name for system in REPLAY_SYSTEMS if system.saves_state]
+SYSTEMS = [system.name for system in REPLAY_SYSTEMS]
 BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
 PARAMS = {"elo": {"k": 24}, "glicko": {"period_length": 1}, "glicko2": {}, "trueskill": {},
           "chance": {"grid_points": 201}, "elo2k": {"dim": 2}, "pairwise": {}}
