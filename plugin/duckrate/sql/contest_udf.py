@@ -15,7 +15,7 @@ import pyarrow as pa
 from ..evaluation import contests as contest_evaluation
 from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, compute_elo_mmr
 from ._lists import list_values, map_list_rows, struct_columns, whole
-from .evaluation_udf import Mart
+from .evaluation_udf import Mart, _count, _number
 from .replay_udf import EMPTY_PRIORS_VIEW, PRIOR_FIELDS
 
 REPLAY_UDF = "duckrate_elo_mmr_udf"
@@ -111,7 +111,8 @@ MARTS = (
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("pair_inversion", "DOUBLE"),
                  ("rank_deviation", "DOUBLE"), ("n", "BIGINT")),
         compute=lambda replay, min_contests, warmup: contest_evaluation.contest_metrics(
-            replay, min_contests=int(min_contests), warmup=float(warmup)
+            replay, min_contests=_count("contest_metrics", "min_contests", min_contests, 0),
+            warmup=_number("contest_metrics", "warmup", warmup),
         ),
     ),
 )
