@@ -138,8 +138,13 @@ def _time_key(columns: dict, table: str) -> np.ndarray:
     if pa.types.is_timestamp(kind) or pa.types.is_date(kind) or pa.types.is_integer(kind):
         storage = pa.int64() if not pa.types.is_date32(kind) else pa.int32()
         return np.asarray(played_at.view(storage) if not pa.types.is_integer(kind) else played_at, dtype=np.int64)
+    hint = ""
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        hint = " (text is not parsed: cast it, e.g. played_at::TIMESTAMP, or stage the table with stg_matches)"
+    elif pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        hint = " (cast a fractional time, e.g. to_timestamp(played_at), or an order to BIGINT)"
     raise DuckrateInputError(
-        f"{table}: column 'played_at' has type {kind}; expected TIMESTAMP, DATE or an integer order"
+        f"{table}: column 'played_at' has type {kind}; expected TIMESTAMP, DATE or an integer order{hint}"
     )
 
 
