@@ -29,6 +29,8 @@ with raw as (
         {% if played_at_source in text_columns %}try_cast({{ played_at }} as timestamp){% else %}{{ played_at }}{% endif %} as played_at,
         nullif(trim(cast({{ duckrate._contest_column('player', raw_columns) }} as varchar)), '') as player,
         try_cast({{ duckrate._contest_column('rank', raw_columns) }} as bigint) as rank,
+        {#- a fractional rank (1.5) would round silently in the cast above: compare with the number given -#}
+        try_cast({{ duckrate._contest_column('rank', raw_columns) }} as double) as rank_number,
         cast({{ duckrate._contest_column('league', raw_columns) }} as varchar) as league,
         try_cast({{ duckrate._contest_column('weight', raw_columns) }} as double) as weight,
         {{ duckrate._contest_column('weight', raw_columns) }} is not null as weight_given
@@ -39,7 +41,7 @@ with raw as (
         case
             when contest_id is null then 'missing_contest_id'
             when player is null then 'missing_player'
-            when rank is null then 'missing_or_invalid_rank'
+            when rank is null or rank_number is distinct from rank::double then 'missing_or_invalid_rank'
             when rank < 1 then 'rank_not_positive'
             when played_at is null then 'missing_or_invalid_played_at'
             when weight_given and (weight is null or isnan(weight) or isinf(weight) or weight <= 0) then 'invalid_weight'

@@ -36,7 +36,9 @@ with raw as (
         try_cast({{ duckrate._match_column('weight', raw_columns) }} as double) as weight,
         try_cast({{ duckrate._match_column('period', raw_columns) }} as bigint) as period,
         {{ duckrate._match_column('weight', raw_columns) }} is not null as weight_given,
-        {{ duckrate._match_column('period', raw_columns) }} is not null as period_given
+        {{ duckrate._match_column('period', raw_columns) }} is not null as period_given,
+        {#- a fractional period (2.5) would round silently in the cast above: compare with the number given -#}
+        try_cast({{ duckrate._match_column('period', raw_columns) }} as double) as period_number
     from raw
 ), flagged as (
     select
@@ -50,7 +52,7 @@ with raw as (
             when isnan(score_a) or score_a < 0 or score_a > 1 then 'score_out_of_range'
             when played_at is null then 'missing_or_invalid_played_at'
             when weight_given and (weight is null or isnan(weight) or isinf(weight) or weight <= 0) then 'invalid_weight'
-            when period_given and period is null then 'invalid_period'
+            when period_given and (period is null or period_number is distinct from period::double) then 'invalid_period'
         end as row_reason
     from mapped
 ), keyed as (

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DuckrateInputError
-from .matches import _encode, _single_chunk, _time_key, _time_unit, columns_from_polars
+from .matches import _encode, _single_chunk, _time_key, _time_unit, columns_from_polars, is_absent
 
 REQUIRED_COLUMNS = ("contest_id", "played_at", "player", "rank")
 OPTIONAL_COLUMNS = ("league", "weight")
@@ -152,7 +152,7 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
         rows disagree on ``played_at`` or ``weight``; a weight that is not finite and > 0.
     """
     columns = {name: _single_chunk(array) for name, array in columns.items()}
-    missing = [name for name in REQUIRED_COLUMNS if name not in columns]
+    missing = [name for name in REQUIRED_COLUMNS if is_absent(columns, name)]
     if missing:
         raise DuckrateInputError(
             f"{table}: missing column(s) {', '.join(repr(m) for m in missing)}; expected columns "

@@ -106,8 +106,14 @@ def _first_null(array: pa.Array) -> int:
     return int(np.flatnonzero(~np.asarray(array.is_valid(), dtype=np.bool_))[0])
 
 
+def is_absent(columns: dict, name: str) -> bool:
+    """Whether column ``name`` is missing: not there at all, or untyped NULLs (what the SQL macros hand
+    over for a required column the user's table lacks, so they can name it here)."""
+    return name not in columns or pa.types.is_null(columns[name].type)
+
+
 def _check_present_and_not_null(columns: dict, table: str, names, what: str) -> None:
-    missing = [name for name in names if name not in columns]
+    missing = [name for name in names if is_absent(columns, name)]
     if missing:
         raise DuckrateInputError(
             f"{table}: missing column(s) {', '.join(repr(m) for m in missing)}; "
@@ -132,8 +138,13 @@ def _time_key(columns: dict, table: str) -> np.ndarray:
     if pa.types.is_timestamp(kind) or pa.types.is_date(kind) or pa.types.is_integer(kind):
         storage = pa.int64() if not pa.types.is_date32(kind) else pa.int32()
         return np.asarray(played_at.view(storage) if not pa.types.is_integer(kind) else played_at, dtype=np.int64)
+    hint = ""
+    if pa.types.is_string(kind) or pa.types.is_large_string(kind) or pa.types.is_string_view(kind):
+        hint = " (text is not parsed: cast it, e.g. played_at::TIMESTAMP, or stage the table with stg_matches)"
+    elif pa.types.is_floating(kind) or pa.types.is_decimal(kind):
+        hint = " (cast a fractional time, e.g. to_timestamp(played_at), or an order to BIGINT)"
     raise DuckrateInputError(
-        f"{table}: column 'played_at' has type {kind}; expected TIMESTAMP, DATE or an integer order"
+        f"{table}: column 'played_at' has type {kind}; expected TIMESTAMP, DATE or an integer order{hint}"
     )
 
 
@@ -355,6 +366,11 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
         columns, table, REQUIRED_COLUMNS, "a non-NULL {column} (stage the table to drop or repair such rows)"
     )
     n_rows = len(columns["match_id"])
+    if pa.types.is_floating(columns["match_id"].type):
+        ids = _as_float64(columns, table, "match_id")
+        bad = np.flatnonzero(~np.isfinite(ids))
+        if bad.size:
+            _fail(columns, table, "match_id", int(bad[0]), float(ids[bad[0]]), "a finite match_id (a unique key per row)")
 
     score = _as_float64(columns, table, "score_a")
     bad = np.flatnonzero(~((score >= 0.0) & (score <= 1.0)))

@@ -46,6 +46,11 @@ def initial_states(
             raise DuckrateInputError(f"{table}: missing column '{required}'; expected player, rating and optionally sd, volatility, league")
     n = len(priors["player"])
     for name in ("player", "rating"):
+        if priors[name].null_count == n:
+            raise DuckrateInputError(
+                f"{table}: column '{name}' is NULL on every row (is it missing from the priors table?); "
+                "expected columns player, rating and optionally sd, volatility, league"
+            )
         if priors[name].null_count:
             row = int(np.flatnonzero(~np.asarray(priors[name].is_valid(), dtype=np.bool_))[0])
             raise DuckrateInputError(f"{table}: column '{name}' is NULL at row {row + 1} (player={priors['player'][row].as_py()!r}); expected a value")
@@ -70,10 +75,11 @@ def initial_states(
     values = {}
     for field in defaults:
         if field in priors and priors[field].null_count < n:
+            _check_numeric(priors[field], field)
             column = pc.cast(priors[field], pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
             bad = np.flatnonzero(~np.isfinite(column) & np.asarray(priors[field].is_valid(), dtype=np.bool_))
             if bad.size:
-                raise DuckrateInputError(f"{table}: column '{field}' has {column[bad[0]]!r} for player {players[int(bad[0])].as_py()!r}; expected a finite number")
+                raise DuckrateInputError(f"{table}: column '{field}' has {float(column[bad[0]])!r} for player {players[int(bad[0])].as_py()!r}; expected a finite number")
             values[field] = column
 
     slot_of = _slot_lookup(prepared)
@@ -90,6 +96,11 @@ def initial_states(
     one_league = np.flatnonzero((player_code >= 0) & (league_code >= 0))
     apply(one_league, league_code[one_league])  # a league's own prior wins over a league-less one
     return states
+
+
+def _check_numeric(column: pa.Array, name: str) -> None:
+    if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type) or pa.types.is_decimal(column.type)):
+        raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
 
 
 def _slot_lookup(prepared: PreparedMatches):
@@ -122,8 +133,7 @@ def check_positive_priors(priors, fields: tuple[str, ...], system: str) -> None:
         if name not in priors or priors[name].null_count == len(priors[name]):
             continue
         column = priors[name]
-        if not (pa.types.is_floating(column.type) or pa.types.is_integer(column.type) or pa.types.is_decimal(column.type)):
-            raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
+        _check_numeric(column, name)
         values = pc.cast(column, pa.float64()).to_numpy(zero_copy_only=False)
         valid = np.asarray(column.is_valid(), dtype=np.bool_)
         bad = np.flatnonzero(valid & ~(values > 0.0))

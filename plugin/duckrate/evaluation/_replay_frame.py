@@ -14,6 +14,8 @@ from collections.abc import Iterable
 
 import polars as pl
 
+from duckrate.errors import DuckrateInputError
+
 GROUP_KEYS: tuple[str, str] = ("league", "system")
 """Columns that identify one independent replay (a league rated by a system)."""
 
@@ -55,7 +57,7 @@ def require_columns(replay: pl.DataFrame, needed: Iterable[str], *, caller: str)
     present = set(replay.columns)
     missing = [name for name in needed if name not in present]
     if missing:
-        raise ValueError(
+        raise DuckrateInputError(
             f"{caller}: replay is missing column(s) {', '.join(map(repr, missing))}; "
             f"expected columns {', '.join(needed)}"
         )
@@ -92,12 +94,12 @@ def require_forecasts(replay: pl.DataFrame, *, caller: str) -> None:
         nulls, nans = checks[f"{name}:nulls"], checks[f"{name}:nans"]
         low, high = checks[f"{name}:min"], checks[f"{name}:max"]
         if nulls or nans:
-            raise ValueError(
+            raise DuckrateInputError(
                 f"{caller}: expected {name} without nulls or NaN, "
                 f"found {nulls} null and {nans} NaN value(s)"
             )
         if low is not None and (low < 0.0 or high > 1.0):
-            raise ValueError(
+            raise DuckrateInputError(
                 f"{caller}: expected {name} within [0, 1], found values from {low} to {high}"
             )
 

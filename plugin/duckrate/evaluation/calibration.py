@@ -9,6 +9,8 @@ from numbers import Integral, Real
 
 import polars as pl
 
+from duckrate.errors import DuckrateInputError
+
 from duckrate.evaluation._replay_frame import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
@@ -101,7 +103,7 @@ def calibration_bins(replay: pl.DataFrame, bins: int = 10) -> pl.DataFrame:
     interval assumes, so with draws the interval is conservative (too wide).
     """
     if isinstance(bins, bool) or not isinstance(bins, Integral) or bins < 1:
-        raise ValueError(f"calibration_bins: expected bins to be a positive integer, got {bins!r}")
+        raise DuckrateInputError(f"calibration_bins: expected bins to be a positive integer, got {bins!r}")
     require_columns(replay, _FORECAST_COLUMNS, caller="calibration_bins")
     require_forecasts(replay, caller="calibration_bins")
     bins = int(bins)
@@ -134,19 +136,19 @@ def _valid_max_sd(value) -> bool:
 def _validate_summary_options(min_games: int, max_sd, warmup: float) -> None:
     """Raise when the options of :func:`calibration_summary` are out of range."""
     if isinstance(min_games, bool) or not isinstance(min_games, Integral) or min_games < 0:
-        raise ValueError(
+        raise DuckrateInputError(
             "calibration_summary: expected min_games to be a non-negative integer, "
             f"got {min_games!r}"
         )
     if isinstance(max_sd, Mapping):
         bad = {system: value for system, value in max_sd.items() if not isinstance(system, str) or not _valid_max_sd(value)}
         if bad:
-            raise ValueError(
+            raise DuckrateInputError(
                 "calibration_summary: expected max_sd to map system names to non-negative numbers, "
                 f"got {bad!r}"
             )
     elif max_sd is not None and not _valid_max_sd(max_sd):
-        raise ValueError(
+        raise DuckrateInputError(
             "calibration_summary: expected max_sd to be None, a non-negative number, or a mapping "
             f"from system to such a number, got {max_sd!r}"
         )
@@ -156,7 +158,7 @@ def _validate_summary_options(min_games: int, max_sd, warmup: float) -> None:
         or math.isnan(warmup)
         or not 0.0 <= warmup < 1.0
     ):
-        raise ValueError(
+        raise DuckrateInputError(
             f"calibration_summary: expected warmup to be a share in [0, 1), got {warmup!r}"
         )
 

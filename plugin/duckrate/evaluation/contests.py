@@ -13,6 +13,8 @@ import math
 import numpy as np
 import polars as pl
 
+from duckrate.errors import DuckrateInputError
+
 from duckrate._numba import kernel
 from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
 
@@ -133,7 +135,7 @@ def contest_metrics(replay: pl.DataFrame, min_contests: int = 5, warmup: float =
     """
     require_columns(replay, ("league", "seq", "player", "rank", "rating_before"), caller="contest_metrics")
     if not (0.0 <= warmup < 1.0) or math.isnan(warmup):
-        raise ValueError(f"contest_metrics: expected warmup in [0, 1), got {warmup}")
+        raise DuckrateInputError(f"contest_metrics: expected warmup in [0, 1), got {warmup}")
     replay = _with_keys(replay)
     frame = (
         replay.select(*GROUP_KEYS, "seq", "player", pl.col("rank").cast(pl.Int64), pl.col("rating_before").cast(pl.Float64))

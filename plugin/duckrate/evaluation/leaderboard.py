@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import polars as pl
 
+from duckrate.errors import DuckrateInputError
+
 from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
 
 LEADERBOARD_INPUT_COLUMNS: tuple[str, ...] = (
@@ -45,7 +47,7 @@ _MAX_SEQ = 2**31 - 1
 def _require_packable_seq(replay: pl.DataFrame) -> None:
     """Raise unless ``seq`` is non-null and in ``[1, 2**31 - 1]`` and the frame fits the key."""
     if replay.height >= 2**_ROW_BITS:
-        raise ValueError(
+        raise DuckrateInputError(
             f"leaderboard: expected fewer than {2**_ROW_BITS} replay rows, got {replay.height}"
         )
     stats = replay.select(
@@ -54,9 +56,9 @@ def _require_packable_seq(replay: pl.DataFrame) -> None:
         pl.col("seq").max().alias("high"),
     ).row(0, named=True)
     if stats["nulls"]:
-        raise ValueError(f"leaderboard: expected seq without nulls, found {stats['nulls']}")
+        raise DuckrateInputError(f"leaderboard: expected seq without nulls, found {stats['nulls']}")
     if stats["low"] is not None and (stats["low"] < 1 or stats["high"] > _MAX_SEQ):
-        raise ValueError(
+        raise DuckrateInputError(
             f"leaderboard: expected seq to be 1-based replay positions in [1, {_MAX_SEQ}], "
             f"found values from {stats['low']} to {stats['high']}"
         )

@@ -6,6 +6,8 @@ from numbers import Integral
 
 import polars as pl
 
+from duckrate.errors import DuckrateInputError
+
 from duckrate.evaluation._replay_frame import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
@@ -77,7 +79,7 @@ def loss_curve(replay: pl.DataFrame, points: int = 200) -> pl.DataFrame:
         outside ``[0, 1]``.
     """
     if isinstance(points, bool) or not isinstance(points, Integral) or points < 1:
-        raise ValueError(f"loss_curve: expected points to be a positive integer, got {points!r}")
+        raise DuckrateInputError(f"loss_curve: expected points to be a positive integer, got {points!r}")
     require_columns(replay, LOSS_CURVE_INPUT_COLUMNS, caller="loss_curve")
     require_forecasts(replay, caller="loss_curve")
     points = int(points)

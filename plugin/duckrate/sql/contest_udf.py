@@ -15,12 +15,14 @@ import pyarrow as pa
 from ..evaluation import contests as contest_evaluation
 from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, compute_elo_mmr
 from ._lists import list_values, map_list_rows, struct_columns, whole
-from .evaluation_udf import Mart
+from .evaluation_udf import Mart, _count, _number
 from .replay_udf import EMPTY_PRIORS_VIEW, PRIOR_FIELDS
 
 REPLAY_UDF = "duckrate_elo_mmr_udf"
 RESULT_FIELDS = ("contest_id", "played_at", "player", "rank", "league", "weight")
 OPTIONAL_RESULT_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight WHERE false"
+# A required column the table lacks arrives untyped NULL (see replay_udf.MISSING_MATCH_COLUMNS): reported as missing.
+MISSING_RESULT_COLUMNS = "SELECT NULL AS contest_id, NULL AS played_at, NULL AS player, NULL AS rank WHERE false"
 _COMPUTED_TYPE = pa.struct([(name, pa.int64() if name in ("n_players", "seq") else pa.float64()) for name in COMPUTED_COLUMNS])
 
 
@@ -68,7 +70,8 @@ def replay_macro_sql() -> str:
 CREATE OR REPLACE TEMP MACRO elo_mmr_replay(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
 WITH packed AS (
     SELECT list(struct_pack({fields})) AS results
-    FROM (({OPTIONAL_RESULT_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS r
+    FROM (({OPTIONAL_RESULT_COLUMNS}) UNION ALL BY NAME ({MISSING_RESULT_COLUMNS})
+          UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS r
 ), packed_priors AS (
     SELECT list(struct_pack({prior_fields})) AS prior_list
     FROM ((FROM {EMPTY_PRIORS_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p
@@ -108,7 +111,8 @@ MARTS = (
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("pair_inversion", "DOUBLE"),
                  ("rank_deviation", "DOUBLE"), ("n", "BIGINT")),
         compute=lambda replay, min_contests, warmup: contest_evaluation.contest_metrics(
-            replay, min_contests=int(min_contests), warmup=float(warmup)
+            replay, min_contests=_count("contest_metrics", "min_contests", min_contests, 0),
+            warmup=_number("contest_metrics", "warmup", warmup),
         ),
     ),
 )

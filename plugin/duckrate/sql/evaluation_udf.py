@@ -10,12 +10,14 @@ back on ``seq`` rather than passing times through Python.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import Decimal
 from typing import Callable
 
 import polars as pl
 import pyarrow as pa
 
 from .. import evaluation
+from ..errors import DuckrateInputError
 from ._lists import map_list_rows, whole
 
 # Columns of the replay table the marts read; absent optional ones arrive as NULL.
@@ -54,8 +56,51 @@ def _max_sd(value):
         return None
     if isinstance(value, (dict, list)):
         pairs = value.items() if isinstance(value, dict) else value
-        return {system: None if bound is None else float(bound) for system, bound in pairs}
+        return {system: None if bound is None else _number("calibration_summary", "max_sd", bound) for system, bound in pairs}
+    return _number("calibration_summary", "max_sd", value)
+
+
+def _number(mart: str, name: str, value) -> float:
+    """A mart parameter as a float; a NULL, text or boolean value is a DuckrateInputError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
+        raise DuckrateInputError(f"{mart}: parameter {name} = {value!r}; expected a number")
     return float(value)
+
+
+def _count(mart: str, name: str, value, minimum: int) -> int:
+    """A mart parameter that must be a whole number >= ``minimum``."""
+    number = _number(mart, name, value)
+    if not (number.is_integer() and number >= minimum):
+        raise DuckrateInputError(f"{mart}: parameter {name} = {value!r}; expected an integer >= {minimum}")
+    return int(number)
+
+
+# Fields the marts read, by kind: names pass as they are, counters must be integers, the rest numbers.
+_NAME_FIELDS = ("system", "league", "player", "player_a", "player_b")
+_INTEGER_FIELDS = ("seq", "rank")
+
+
+def _replay_frame(mart: "Mart", elements: pa.StructArray) -> pl.DataFrame:
+    """The packed replay rows as a frame; a column the table lacks (an untyped NULL from the macro's
+    marker relation) is left out, so the mart's own check names it; a column of the wrong type is an error."""
+    table = pa.Table.from_struct_array(elements)
+    for name in table.column_names:
+        kind = table.schema.field(name).type
+        if pa.types.is_null(kind) or name in _NAME_FIELDS:
+            continue
+        numeric = pa.types.is_integer(kind) or (name not in _INTEGER_FIELDS and (pa.types.is_floating(kind) or pa.types.is_decimal(kind)))
+        if not numeric:
+            expected = "an integer" if name in _INTEGER_FIELDS else "a number (DOUBLE)"
+            raise DuckrateInputError(f"{mart.name}: column '{name}' has type {kind}; expected {expected} (a replay table's column)")
+    present = [name for name in table.column_names if not pa.types.is_null(table.schema.field(name).type) or name in ("system", "league")]
+    missing = [name for name in mart.fields if name not in present]
+    if missing:
+        raise DuckrateInputError(
+            f"{mart.name}: the table is missing column(s) {', '.join(map(repr, missing))}; expected a replay table "
+            f"(the output of a *_replay macro) with columns {', '.join(mart.fields)}"
+        )
+    frame = pl.from_arrow(table.select(present))
+    return frame.with_columns(pl.col(name).cast(pl.Utf8) for name in ("system", "league") if name in frame.columns)
 
 
 MARTS = (
@@ -74,7 +119,7 @@ MARTS = (
         parameters=(("bins", "10"),),
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("bin", "BIGINT"), ("n", "BIGINT"),
                  ("mean_expected", "DOUBLE"), ("mean_score", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE")),
-        compute=lambda replay, bins: evaluation.calibration_bins(replay, bins=int(bins)),
+        compute=lambda replay, bins: evaluation.calibration_bins(replay, bins=_count("calibration_bins", "bins", bins, 1)),
     ),
     Mart(
         name="calibration_summary",
@@ -84,7 +129,8 @@ MARTS = (
                  ("brier", "DOUBLE"), ("accuracy", "DOUBLE"), ("n_established", "BIGINT"),
                  ("log_loss_established", "DOUBLE")),
         compute=lambda replay, min_games, max_sd, warmup: evaluation.calibration_summary(
-            replay, min_games=int(min_games), max_sd=_max_sd(max_sd), warmup=float(warmup)
+            replay, min_games=_count("calibration_summary", "min_games", min_games, 0), max_sd=_max_sd(max_sd),
+            warmup=_number("calibration_summary", "warmup", warmup)
         ),
     ),
     Mart(
@@ -93,7 +139,7 @@ MARTS = (
         parameters=(("points", "200"),),
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("t", "BIGINT"), ("t_over_n", "DOUBLE"),
                  ("mean_log_loss", "DOUBLE")),
-        compute=lambda replay, points: evaluation.loss_curve(replay, points=int(points)),
+        compute=lambda replay, points: evaluation.loss_curve(replay, points=_count("loss_curve", "points", points, 1)),
     ),
 )
 
@@ -106,8 +152,7 @@ def make_udf(mart: Mart):
         replay, *parameters = [whole(column) for column in columns]
 
         def mart_row(row: int, elements: pa.Array) -> pa.StructArray:
-            frame = pl.from_arrow(pa.Table.from_struct_array(elements))
-            frame = frame.with_columns(pl.col(name).cast(pl.Utf8) for name in ("system", "league"))
+            frame = _replay_frame(mart, elements)
             values = [column[row].as_py() for column in parameters]
             result = mart.compute(frame, *values).select([name for name, _ in mart.returns])
             return result.to_arrow().cast(pa.schema(arrow_type)).to_struct_array().combine_chunks()
@@ -121,6 +166,12 @@ def make_udf(mart: Mart):
 _ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
 
 
+def _played_at(mart: str) -> str:
+    """``r.played_at``, or a clear error when the table has no such column (an untyped NULL marker)."""
+    message = f"{mart}: the table is missing column ''played_at''; expected a replay table (the output of a *_replay macro)"
+    return f"""CASE WHEN typeof(r.played_at) = '"NULL"' THEN error('{message}') ELSE r.played_at END"""
+
+
 def macro_sql(mart: Mart) -> str:
     """``CREATE TEMP MACRO <mart>(tbl, <params>) AS TABLE ...``. A mart whose UDF returns ``last_seq``
     (the leaderboards) gets the time of that replay row joined back in the replay's own type (TIMESTAMP,
@@ -129,7 +180,10 @@ def macro_sql(mart: Mart) -> str:
     params = "".join(f", {name} := {default}" for name, default in mart.parameters)
     args = "".join(f", {name}" for name, _ in mart.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
-    source = f"(({OPTIONAL_REPLAY_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
+    # a field the table lacks arrives as an untyped NULL column and is reported missing by name
+    markers = ", ".join(f"NULL AS {name}" for name in (*mart.fields, "played_at") if name not in ("system", "league"))
+    source = (f"(({OPTIONAL_REPLAY_COLUMNS}) UNION ALL BY NAME (SELECT {markers} WHERE false) "
+              "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
     rows = f"""
 WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {source} AS r),
 rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)"""
@@ -138,7 +192,7 @@ rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := t
         select = f"""
 SELECT {columns}, t.played_at AS last_played_at
 FROM rows AS o
-JOIN (SELECT DISTINCT r.league, r.system, r.seq, r.played_at FROM {source} AS r) AS t
+JOIN (SELECT DISTINCT r.league, r.system, r.seq, {_played_at(mart.name)} AS played_at FROM {source} AS r) AS t
   ON t.seq = o.last_seq AND t.league IS NOT DISTINCT FROM o.league AND t.system IS NOT DISTINCT FROM o.system"""
     else:
         select = "\nSELECT * FROM rows"

@@ -8,7 +8,7 @@ import pyarrow as pa
 
 from ..fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
 from ._lists import map_list_rows, struct_columns, whole
-from .replay_udf import OPTIONAL_MATCH_COLUMNS
+from .replay_udf import MISSING_MATCH_COLUMNS, OPTIONAL_MATCH_COLUMNS
 
 UDF_NAME = "duckrate_bt_lr_test_udf"
 FIELDS = ("match_id", "played_at", "player_a", "player_b", "score_a", "league", "weight")
@@ -42,7 +42,8 @@ def macro_sql() -> str:
     params = ", ".join(f"{p.name} := {p.default!r}" for p in PARAMETERS)
     args = ", ".join(p.name for p in PARAMETERS)
     fields = ", ".join(f"{name} := m.{name}" for name in FIELDS)
-    source = f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
+    source = (f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME ({MISSING_MATCH_COLUMNS}) "
+              "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
     return f"""
 CREATE OR REPLACE TEMP MACRO bt_lr_test(tbl, {params}) AS TABLE
 WITH packed AS (SELECT list(struct_pack({fields})) AS match_list FROM {source} AS m)

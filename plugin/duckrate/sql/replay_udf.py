@@ -36,6 +36,11 @@ PRIOR_FIELDS = ("player", "rating", "sd", "volatility", "league")
 
 # Typed empty relations: UNION ALL BY NAME with them supplies optional columns the user's table lacks.
 OPTIONAL_MATCH_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight, NULL::BIGINT AS period WHERE false"
+# Untyped empty relations: a required column the user's table lacks arrives as an untyped NULL column (which
+# keeps the macro binding) and the UDF reports it as missing, by name, with the columns expected.
+MISSING_MATCH_COLUMNS = ("SELECT NULL AS match_id, NULL AS played_at, NULL AS player_a, NULL AS player_b, "
+                         "NULL AS score_a WHERE false")
+MISSING_PASSTHROUGH_COLUMNS = "SELECT NULL AS match_id, NULL AS played_at WHERE false"
 EMPTY_PRIORS_VIEW = "duckrate_no_priors"
 EMPTY_PRIORS_SQL = (
     f"CREATE OR REPLACE TEMP VIEW {EMPTY_PRIORS_VIEW} AS SELECT NULL::VARCHAR AS player, NULL::DOUBLE AS rating, "
@@ -164,6 +169,9 @@ def make_check_udf(system: ReplaySystem):
 
 
 def _check_aligned(passed_ids, packed_ids) -> None:
+    if packed_ids is not None and pa.types.is_floating(packed_ids.type):  # NaN != NaN: compare the bits
+        bits = pa.uint64() if packed_ids.type.bit_width == 64 else pa.uint32() if packed_ids.type.bit_width == 32 else pa.uint16()
+        passed_ids, packed_ids = passed_ids.view(bits), packed_ids.view(bits)
     if packed_ids is not None and not passed_ids.equals(packed_ids):
         raise RuntimeError(
             "duckrate: DuckDB packed the match list and its passthrough columns in different orders; "
@@ -176,13 +184,14 @@ def packed_matches_sql() -> str:
     league as 64-bit hash keys (the names travel once each, in ``player_names`` / ``league_names``)."""
     return f"""(SELECT COLUMNS({PACKED_COLUMNS}),
                  if(COLUMNS({KEYED_COLUMNS}) IS NULL, NULL, hash(COLUMNS({KEYED_COLUMNS})))
-          FROM query_table(tbl))"""
+          FROM (({MISSING_PASSTHROUGH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl))))"""
 
 
 def names_and_priors_ctes() -> str:
     """The ``player_names``, ``league_names`` and ``packed_priors`` CTEs of a match macro over ``tbl`` and
     ``priors`` (used by every replay and by ``bt_fit``)."""
-    source = f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
+    source = (f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME ({MISSING_MATCH_COLUMNS}) "
+              "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
     prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
     return f"""player_names AS (
     SELECT list(struct_pack(key := hash(n.name), name := n.name::VARCHAR)) AS names
