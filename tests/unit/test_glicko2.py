@@ -506,7 +506,7 @@ def test_state_refusals():
     with pytest.raises(RebuildRequired, match="match_id 1 arrived late"):
         replay_with_state(GLICKO2, matches[:1], state=state, tau=0.8)
     with pytest.raises(RebuildRequired, match="replayed without rating periods; these matches have them"):
-        replay_with_state(GLICKO2, matches[2:], state=state, tau=0.8, period_length=1.0)
+        replay_with_state(GLICKO2, matches[2:].with_columns(pl.col("played_at").alias("period")), state=state, tau=0.8)
     _, periodic = replay_with_state(GLICKO2, matches.with_columns(pl.col("played_at").alias("period")), tau=0.8)
     with pytest.raises(RebuildRequired, match="period 3 is before the open period 10"):
         replay_with_state(GLICKO2, matches.with_columns(pl.col("played_at").alias("period"))[2:], state=periodic, tau=0.8)
