@@ -27,6 +27,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/bt_lr_test_power.py
 	$(PY) bench/elo_vs_elo2k.py
 	$(PY) bench/bt_fit.py
+	$(PY) bench/pipeline_10m.py
 
 clean:
-	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb
+	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb demo/warehouse.duckdb.lock demo/.warehouse.duckdb.building*

@@ -1,33 +1,110 @@
-"""``duckrate`` command line: ``duckrate demo`` builds the demo warehouse; ``duckrate synth`` makes data."""
+"""``duckrate`` command line: ``duckrate demo`` builds the demo warehouse; ``duckrate build`` runs ``dbt build``
+into a copy of a warehouse and publishes it atomically; ``duckrate synth`` makes data.
+
+Why publish by swap: a DuckDB file opened read-write is locked exclusively by that process, so a dashboard
+cannot open the warehouse while ``dbt build`` writes it (and a dashboard holding it open makes the build fail
+to lock it). ``duckrate build`` therefore builds into ``.<name>.building`` next to the warehouse, starting
+from a copy of the current warehouse (incremental models keep their state), and on success renames it over
+the warehouse with :func:`os.replace` (atomic on POSIX). A reader that opened the old file keeps reading the
+old tables until it reconnects; a reader that opens the path after the swap sees the complete new build;
+no reader ever sees a half-built warehouse, and readers never block the build.
+"""
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 DEMO_PROJECT = Path(__file__).resolve().parents[2] / "demo"
+WAREHOUSE_ENV = "DUCKRATE_WAREHOUSE"  # the profile's path: "{{ env_var('DUCKRATE_WAREHOUSE', ...) }}"
 
 
-def run_dbt(args: list[str]) -> None:
+def run_dbt(args: list[str], env: dict[str, str] | None = None) -> None:
     """Run one dbt command in a child process (dbt keeps the warehouse open in its own process)."""
     dbt = Path(sys.executable).with_name("dbt")
     command = [str(dbt)] if dbt.exists() else [sys.executable, "-c", "from dbt.cli.main import cli; cli()"]
-    completed = subprocess.run([*command, *args], check=False)
+    completed = subprocess.run([*command, *args], check=False, env=env)
     if completed.returncode != 0:
         raise SystemExit(f"dbt {args[0]} failed (exit {completed.returncode}): see the log above")
 
 
+def _sidecars(path: Path) -> list[Path]:
+    """The database file and its write-ahead log."""
+    return [path, path.with_name(path.name + ".wal")]
+
+
+def staging_path(warehouse: Path) -> Path:
+    """Where :func:`build_and_publish` builds before the swap: ``.<name>.building`` beside the warehouse
+    (same directory, hence same file system, so the final rename is atomic)."""
+    return warehouse.with_name(f".{warehouse.name}.building")
+
+
+def build_and_publish(warehouse: Path, dbt_args: list[str]) -> None:
+    """Run ``dbt <dbt_args>`` against a copy of ``warehouse`` and, if it succeeds, atomically replace
+    ``warehouse`` with the result.
+
+    The dbt profile must take its DuckDB path from the ``DUCKRATE_WAREHOUSE`` environment variable
+    (``path: "{{ env_var('DUCKRATE_WAREHOUSE') }}"``); it is set to the staging copy for the run. A failed
+    build leaves the published warehouse untouched. Two builds of one warehouse at once are refused
+    (an ``flock`` on ``<warehouse>.lock``).
+    """
+    warehouse = warehouse.resolve()
+    warehouse.parent.mkdir(parents=True, exist_ok=True)
+    staging = staging_path(warehouse)
+    with open(warehouse.with_name(warehouse.name + ".lock"), "w") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise SystemExit(f"another duckrate build is publishing {warehouse}; try again when it is done") from None
+        for stale in _sidecars(staging):
+            stale.unlink(missing_ok=True)
+        # Start from the current warehouse: incremental models continue from the state saved in it.
+        # Published files are only ever replaced, never written in place, so this copy is consistent.
+        for source, target in zip(_sidecars(warehouse), _sidecars(staging)):
+            if source.exists():
+                shutil.copyfile(source, target)
+        copied = staging.stat().st_mtime_ns if staging.exists() else None
+        try:
+            run_dbt(dbt_args, env={**os.environ, WAREHOUSE_ENV: str(staging)})
+            if not staging.exists() or staging.stat().st_mtime_ns == copied:
+                raise SystemExit(f"dbt did not write {staging}: the profile's path must be "
+                                 f"\"{{{{ env_var('{WAREHOUSE_ENV}') }}}}\"")
+            _checkpoint(staging)
+            with open(staging, "rb") as built:
+                os.fsync(built.fileno())
+            os.replace(staging, warehouse)  # the atomic publish
+            warehouse.with_name(warehouse.name + ".wal").unlink(missing_ok=True)  # _checkpoint left none
+            directory = os.open(warehouse.parent, os.O_RDONLY)
+            try:
+                os.fsync(directory)
+            finally:
+                os.close(directory)
+        finally:
+            for leftover in _sidecars(staging):
+                leftover.unlink(missing_ok=True)
+
+
+def _checkpoint(database: Path) -> None:
+    """Fold a write-ahead log left next to ``database`` into the file, so the file alone is the warehouse."""
+    if database.with_name(database.name + ".wal").exists():
+        import duckdb
+
+        with duckdb.connect(str(database)) as con:
+            con.execute("CHECKPOINT")
+
+
 def build_demo(warehouse: Path, threads: int) -> None:
-    """``dbt deps`` and ``dbt build`` of the demo project into ``warehouse``."""
+    """``dbt deps`` and ``dbt build`` of the demo project, published into ``warehouse`` by swap."""
     if not (DEMO_PROJECT / "dbt_project.yml").exists():
         raise SystemExit(f"the demo project is not at {DEMO_PROJECT}: run this from a checkout of duckrate")
-    os.environ["DUCKRATE_WAREHOUSE"] = str(warehouse.resolve())
     common = ["--project-dir", str(DEMO_PROJECT), "--profiles-dir", str(DEMO_PROJECT)]
     run_dbt(["deps", *common])
-    run_dbt(["build", *common, "--threads", str(threads)])
+    build_and_publish(warehouse, ["build", *common, "--threads", str(threads)])
 
 
 def show_demo(warehouse: Path, top: int) -> None:
@@ -69,12 +146,24 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--warehouse", type=Path, default=DEMO_PROJECT / "warehouse.duckdb")
     demo.add_argument("--threads", type=int, default=2)
     demo.add_argument("--top", type=int, default=5)
+    build = commands.add_parser(
+        "build", help="dbt build into a copy of the warehouse, then publish it atomically (readers never block it)",
+        description="Run `dbt build` (or any dbt command given after --) against a copy of --warehouse and "
+                    "atomically replace the warehouse with it on success. The profile's path must be "
+                    "\"{{ env_var('DUCKRATE_WAREHOUSE') }}\".")
+    build.add_argument("--warehouse", type=Path, required=True)
+    build.add_argument("dbt_args", nargs=argparse.REMAINDER,
+                       help="dbt arguments (default: build); e.g. -- build --project-dir . --threads 4")
     synth = commands.add_parser("synth", help="generate synthetic matches or contests (see duckrate.synthetic)")
     synth.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     if args.command == "demo":
         build_demo(args.warehouse, args.threads)
         show_demo(args.warehouse, args.top)
+        return 0
+    if args.command == "build":
+        dbt_args = args.dbt_args[1:] if args.dbt_args[:1] == ["--"] else args.dbt_args
+        build_and_publish(args.warehouse, dbt_args or ["build"])
         return 0
     from . import synthetic
 

@@ -24,7 +24,7 @@ ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_
 
 @pytest.fixture(scope="module")
 def warehouse(build_project) -> Path:
-    return build_project(REPO / "demo")
+    return build_project(REPO / "demo", threads=1)  # shared with test_determinism_dbt (threads 1 vs 4)
 
 
 @pytest.fixture(scope="module")

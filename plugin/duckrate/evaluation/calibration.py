@@ -111,15 +111,18 @@ def calibration_bins(replay: pl.DataFrame, bins: int = 10) -> pl.DataFrame:
     bin_of_forecast = (
         (expected * bins).floor().cast(pl.Int64).clip(0, bins - 1) + 1
     ).alias("bin")
+    # Sorted by the summed values themselves, so the float sums (and means) are the same bit for bit
+    # whatever order the rows arrive in (e.g. from a parallel DuckDB scan).
     per_bin = (
-        replay.lazy()
+        replay.sort([*GROUP_KEYS, "expected_a", "score_a"], nulls_last=False)
+        .lazy()
         .group_by(*GROUP_KEYS, bin_of_forecast)
         .agg(
             pl.len().cast(pl.Int64).alias("n"),
             expected.mean().alias("mean_expected"),
             pl.col("score_a").cast(pl.Float64).mean().alias("mean_score"),
         )
-        .collect()
+        .collect(engine="in-memory")  # the streaming engine sums floats in a timing-dependent order
     )
     lower, upper = _wilson_bounds(pl.col("mean_score"), pl.col("n"))
     return (
@@ -251,7 +254,9 @@ def calibration_summary(
 
     # Window expressions run eagerly here: on large frames they are several
     # times faster than inside a lazy query.
-    matches = _earlier_games(replay.select(needed)).drop("player_a", "player_b")
+    # In seq order, so the float sums below do not depend on the order the rows arrive in.
+    ordered = replay.select(needed).sort([*GROUP_KEYS, "seq"], nulls_last=False)
+    matches = _earlier_games(ordered).drop("player_a", "player_b")
     if warmup > 0.0:
         position = pl.col("seq").rank("ordinal").over(GROUP_KEYS)
         dropped = (pl.len().over(GROUP_KEYS).cast(pl.Float64) * warmup).floor()
@@ -294,6 +299,6 @@ def calibration_summary(
             pl.col("_established").sum().cast(pl.Int64).alias("n_established"),
             pl.when(pl.col("_established")).then(log_loss).mean().alias("log_loss_established"),
         )
-        .collect()
+        .collect(engine="in-memory")  # the streaming engine sums floats in a timing-dependent order
     )
     return summary.sort(list(GROUP_KEYS), nulls_last=False).select(CALIBRATION_SUMMARY_COLUMNS)

@@ -100,7 +100,7 @@ def loss_curve(replay: pl.DataFrame, points: int = 200) -> pl.DataFrame:
         log_loss_expr().sort_by("seq").cum_sum().gather(steps - 1).alias("_cumulative_log_loss"),
     )
     running_at_checkpoints, players_per_group = pl.collect_all(
-        [running_at_checkpoints, players_per_group]
+        [running_at_checkpoints, players_per_group], engine="in-memory"  # bit-reproducible float sums
     )
     return (
         running_at_checkpoints.explode(["t", "_cumulative_log_loss"])
