@@ -2,6 +2,6 @@
 {% macro _replay_build_record(replay_relation, build_relation, input_view, mode, reason) -%}
   create or replace table {{ build_relation }} as
   select f.n as n_matches, f.fingerprint, {{ duckrate._sql_literal(mode) }} as mode,
-         {{ duckrate._sql_literal(reason) }}::VARCHAR as reason, now()::TIMESTAMP as built_at
+         {{ duckrate._sql_literal(reason) }}::VARCHAR as reason
   from ({{ duckrate._replayed_fingerprint_sql(replay_relation, input_view) }}) as f
 {%- endmacro %}
