@@ -25,7 +25,7 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     for system in REPLAY_SYSTEMS:
         if not _function_exists(con, replay_udf.udf_name(system)):
             _create(con, replay_udf.udf_name(system), replay_udf.make_udf(system), replay_udf.return_type(system))
-        if system.saves_state and not _function_exists(con, replay_udf.udf_name(system, "state")):
+        if not _function_exists(con, replay_udf.udf_name(system, "state")):
             _create(con, replay_udf.udf_name(system, "state"), replay_udf.make_state_udf(system), replay_udf.STATE_RETURN_TYPE)
             _create(con, replay_udf.udf_name(system, "check"), replay_udf.make_check_udf(system), "VARCHAR")
     for mart in evaluation_udf.MARTS:
@@ -56,9 +56,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(replay_udf.EMPTY_STATE_SQL)
     for system in REPLAY_SYSTEMS:
         con.execute(replay_udf.macro_sql(system))
-        if system.saves_state:
-            con.execute(replay_udf.state_macro_sql(system))
-            con.execute(replay_udf.check_macro_sql(system))
+        con.execute(replay_udf.state_macro_sql(system))
+        con.execute(replay_udf.check_macro_sql(system))
     for mart in evaluation_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())

@@ -83,17 +83,26 @@ class _Call:
         self.priors, self.state, self.table_name = whole(priors), whole(state), whole(table_name)
         self.parameters = [whole(column) for column in parameters]
 
-    def run(self, row: int, elements: pa.Array, want_state: bool):
+    def columns(self, row: int, elements: pa.Array) -> dict[str, pa.Array]:
+        """The match columns of query row ``row``, with the player and league name lists."""
         columns = struct_columns(elements)
         _check_aligned(list_values(self.passthrough, row).field("match_id"), columns.get("match_id"))
         columns["player_names"] = list_values(self.player_names, row)
         leagues = list_values(self.league_names, row)
         if leagues is not None:
             columns["league_names"] = leagues
-        values = {p.name: column[row].as_py() for p, column in zip(self.system.parameters, self.parameters)}
+        return columns
+
+    def values(self, row: int) -> dict:
+        return {p.name: column[row].as_py() for p, column in zip(self.system.parameters, self.parameters)}
+
+    def table(self, row: int) -> str:
+        return f"table {self.table_name[row].as_py()!r}"
+
+    def run(self, row: int, elements: pa.Array, want_state: bool):
         return run_replay(
-            self.system, columns, self.packed(self.priors, row), values,
-            table=f"table {self.table_name[row].as_py()!r}", state=self.packed(self.state, row), want_state=want_state,
+            self.system, self.columns(row, elements), self.packed(self.priors, row), self.values(row),
+            table=self.table(row), state=self.packed(self.state, row), want_state=want_state,
         )
 
     @staticmethod
@@ -155,13 +164,7 @@ def make_check_udf(system: ReplaySystem):
             if elements is None or len(elements) == 0 or saved is None:
                 reasons.append(None)
                 continue
-            columns = struct_columns(elements)
-            columns["player_names"] = list_values(call.player_names, row)
-            leagues = list_values(call.league_names, row)
-            if leagues is not None:
-                columns["league_names"] = leagues
-            values = {p.name: column[row].as_py() for p, column in zip(system.parameters, call.parameters)}
-            reasons.append(resume_problem(system, columns, values, saved, table=f"table {call.table_name[row].as_py()!r}"))
+            reasons.append(resume_problem(system, call.columns(row, elements), call.values(row), saved, table=call.table(row)))
         return pa.array(reasons, pa.string())
 
     check_udf.__name__ = udf_name(system, "check")

@@ -153,10 +153,6 @@ class ReplaySystem:
     check_resume: Callable[[PreparedMatches, dict, StartState], str | None] = field(default=lambda prepared, params, start: None)
 
     @property
-    def saves_state(self) -> bool:
-        return bool(self.player_state or self.league_state or self.pair_state)
-
-    @property
     def defaults(self) -> dict[str, float | None]:
         return {p.name: p.default for p in self.parameters}
 
@@ -191,17 +187,11 @@ def run_replay(
     periods = system.periods(prepared, params) if system.periods is not None else None
     old = state_frame(state) if state is not None else None
     if old is not None and old.height:
-        check_continuation(system, columns, prepared, params, periods, old)
-        start = start_from_state(system, prepared, params, old)
-        reason = system.check_resume(prepared, params, start)
-        if reason:
-            raise RebuildRequired(f"state: {reason}; replay the whole history")
+        start = _continuation_start(system, columns, prepared, params, periods, old)
     else:
         start = fresh_start(prepared, system.player_state, system.league_state, params)
-    if (want_state or old is not None) and not system.saves_state:
-        raise DuckrateInputError(f"{system.name}: saved state is not supported yet; replay the whole history")
     if periods is None:
-        outputs, end = _run_system(system, prepared, priors, params, start)
+        outputs, end = system.run(prepared, priors, params, start)
         final_order, open_rows = prepared.order, None
         saved = start.known | used_slots(prepared)
     else:  # the league's last period stays open: save the state at its start, then rate it
@@ -209,7 +199,7 @@ def run_replay(
         np.maximum.at(last, prepared.league, periods)
         open_rows = periods == last[prepared.league]
         first = subset(prepared, ~open_rows)
-        outputs, end = _run_system(system, first, priors, params, start)
+        outputs, end = system.run(first, priors, params, start)
         saved = start.known | used_slots(prepared, first.order)
         rest = StartState(
             known=saved, player={name: np.array(values) for name, values in end.player.items()},
@@ -219,7 +209,7 @@ def run_replay(
             n_players=start.n_players, saved_players=start.saved_players,
             pairs=end.pairs if end.pairs is not None else start.pairs,
         )
-        open_outputs, _ = _run_system(system, subset(prepared, open_rows), priors, params, rest)
+        open_outputs, _ = system.run(subset(prepared, open_rows), priors, params, rest)
         outputs = {name: None if values is None else np.where(open_rows, open_outputs[name], values)
                    for name, values in outputs.items()}
         final_order = first.order
@@ -242,20 +232,22 @@ def resume_problem(system: ReplaySystem, columns: dict[str, pa.Array], params: d
     old = state_frame(state)
     if not old.height:
         return None
-    if not system.saves_state:
-        return f"{system.name}: saved state is not supported yet"
     try:
-        check_continuation(system, columns, prepared, params, system.periods(prepared, params) if system.periods else None, old)
-        start = start_from_state(system, prepared, params, old)
-        reason = system.check_resume(prepared, params, start)
+        _continuation_start(system, columns, prepared, params, system.periods(prepared, params) if system.periods else None, old)
     except RebuildRequired as error:
         return str(error)
-    return f"state: {reason}" if reason else None
+    return None
 
 
-def _run_system(system, prepared, priors, params, start):
-    result = system.run(prepared, priors, params, start)
-    return (result, None) if isinstance(result, dict) else result  # a system that saves no state yet
+def _continuation_start(system, columns, prepared, params, periods, old: pl.DataFrame) -> StartState:
+    """The saved state ``old`` mapped onto ``prepared``, after every check that it can be continued with
+    these matches; raises :class:`RebuildRequired` otherwise."""
+    check_continuation(system, columns, prepared, params, periods, old)
+    start = start_from_state(system, prepared, params, old)
+    reason = system.check_resume(prepared, params, start)
+    if reason:
+        raise RebuildRequired(f"state: {reason}; replay the whole history")
+    return start
 
 
 def _league_rows(system, columns, prepared, params, start, final_order, periods, open_rows) -> dict[int, dict]:

@@ -79,7 +79,8 @@ class StartState:
     field, shape ``(n_states,)`` for width 1 else ``(n_states, width)``); other slots start as newcomers.
     ``league_known[league]`` likewise for ``league[name]``. ``seq[league]`` counts the matches already
     replayed (the next one is ``seq + 1``); ``n_players[league]`` is the league's player count over the
-    saved state and these matches, ``saved_players[league]`` the count the state was saved with. ``pairs``: saved pair rows among these players, ``(slot_a, slot_b,
+    saved state and these matches (None on a fresh start: :func:`league_players` counts it then),
+    ``saved_players[league]`` the count the state was saved with. ``pairs``: saved pair rows among these players, ``(slot_a, slot_b,
     values)`` with ``values`` of shape ``(n, width)`` in the order of the declared pair fields.
     """
 
@@ -88,7 +89,7 @@ class StartState:
     league_known: np.ndarray
     league: dict[str, np.ndarray]
     seq: np.ndarray
-    n_players: np.ndarray
+    n_players: np.ndarray | None
     saved_players: np.ndarray | None = None
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray] = field(
         default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0)))
@@ -120,9 +121,14 @@ def fresh_start(prepared: PreparedMatches, player_fields, league_fields, params:
         league_known=np.zeros(prepared.n_leagues, dtype=np.bool_),
         league={f.name: _empty(prepared.n_leagues, f.size(params)) for f in league_fields},
         seq=np.zeros(prepared.n_leagues, dtype=np.int64),
-        n_players=prepared.players_per_league(),
+        n_players=None,
         saved_players=np.zeros(prepared.n_leagues, dtype=np.int64),
     )
+
+
+def league_players(prepared: PreparedMatches, start: StartState) -> np.ndarray:
+    """Each league's player count over the saved state and these matches (a decaying schedule's N)."""
+    return start.n_players if start.n_players is not None else prepared.players_per_league()
 
 
 def _empty(n: int, width: int) -> np.ndarray:
@@ -213,6 +219,7 @@ def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.
     """The saved state mapped onto the slots of ``prepared`` (players absent from it keep their rows in
     the state and are not touched); raises :class:`RebuildRequired` when it cannot be continued."""
     start = fresh_start(prepared, system.player_state, system.league_state, params)
+    start.n_players = prepared.players_per_league()
     leagues = state.filter(pl.col("kind") == "league")
     if leagues.height == 0:
         return start

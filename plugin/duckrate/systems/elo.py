@@ -19,7 +19,7 @@ from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ..priors import initial_states
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from ._state import EndState, StartState, StateField
+from ._state import EndState, StartState, StateField, league_players
 
 
 @kernel
@@ -70,7 +70,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     played = start.seq.copy()
     elo_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        rating, start.n_players if use_schedule else np.zeros(prepared.n_leagues, np.int64), played,
+        rating, league_players(prepared, start) if use_schedule else np.zeros(prepared.n_leagues, np.int64), played,
         params["k"], params["scale"], params["advantage"],
         params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
         *kernel_outputs(out),

@@ -33,7 +33,7 @@ from ..matches import PreparedMatches
 from ..priors import reject_priors
 from ._player_seeds import player_digests, uniform_rows
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from ._state import EndState, StartState, StateField
+from ._state import EndState, StartState, StateField, league_players
 from .elo import _check_resume  # the same refusal: a decaying schedule whose N (league players) changed
 
 
@@ -134,7 +134,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     elo2k_replay_kernel(
         prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
         u, v, sum_u, sum_v, seen, field_players, played,
-        start.n_players if use_schedule else np.zeros(prepared.n_leagues, np.int64),
+        league_players(prepared, start) if use_schedule else np.zeros(prepared.n_leagues, np.int64),
         params["eta"], params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
         params["initial"], params["scale"] / math.log(10.0),
         *kernel_outputs(out),
