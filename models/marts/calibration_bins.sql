@@ -1,2 +1,3 @@
+{{ config(materialized='duckrate_mart') }}
 -- Reliability of each system's forecasts: mean forecast against mean result per forecast bin.
-{{ duckrate.mart('calibration_bins', ref('replays'), {'bins': var('duckrate_calibration_bins', 10)}) }}
+{{ duckrate.mart_over_replays('calibration_bins', {'bins': var('duckrate_calibration_bins', 10)}) }}

@@ -1,2 +1,3 @@
+{{ config(materialized='duckrate_mart') }}
 -- Current rating of every player, per league and system, ranked.
-{{ duckrate.mart('leaderboard', ref('replays')) }}
+{{ duckrate.mart_over_replays('leaderboard') }}

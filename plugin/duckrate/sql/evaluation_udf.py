@@ -1,5 +1,6 @@
 """UDFs and TEMP macros for the marts: ``leaderboard``, ``calibration_bins``, ``calibration_summary``,
-``loss_curve``, each over any replay table (a ``system`` column is optional; NULL when absent).
+``loss_curve``, each over any replay table (a ``system`` column is optional: rows without one take the
+macro's ``system :=`` argument, NULL by default).
 
 Same pattern as the replays: the macro packs the needed columns into one list, the UDF hands them to
 the Polars function in :mod:`duckrate.evaluation`, and the macro unnests the result. The leaderboard's
@@ -173,17 +174,19 @@ def _played_at(mart: str) -> str:
 
 
 def macro_sql(mart: Mart) -> str:
-    """``CREATE TEMP MACRO <mart>(tbl, <params>) AS TABLE ...``. A mart whose UDF returns ``last_seq``
+    """``CREATE TEMP MACRO <mart>(tbl, <params>, system := NULL) AS TABLE ...``. ``system`` names the system
+    of a replay table without a ``system`` column (e.g. ``leaderboard('replay_elo', system := 'elo')``). A mart whose UDF returns ``last_seq``
     (the leaderboards) gets the time of that replay row joined back in the replay's own type (TIMESTAMP,
     DATE or integer) as ``last_played_at``; a contest replay has one row per player of a contest, hence
     the DISTINCT."""
-    params = "".join(f", {name} := {default}" for name, default in mart.parameters)
+    params = "".join(f", {name} := {default}" for name, default in mart.parameters) + ", system := NULL"
     args = "".join(f", {name}" for name, _ in mart.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
     # a field the table lacks arrives as an untyped NULL column and is reported missing by name
     markers = ", ".join(f"NULL AS {name}" for name in (*mart.fields, "played_at") if name not in ("system", "league"))
-    source = (f"(({OPTIONAL_REPLAY_COLUMNS}) UNION ALL BY NAME (SELECT {markers} WHERE false) "
-              "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
+    # ``system :=`` labels the rows of a replay table that has no system column (or a NULL one)
+    source = (f"(SELECT * REPLACE (coalesce(u.system, CAST(system AS VARCHAR)) AS system) FROM (({OPTIONAL_REPLAY_COLUMNS}) "
+              f"UNION ALL BY NAME (SELECT {markers} WHERE false) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS u)")
     rows = f"""
 WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {source} AS r),
 rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)"""

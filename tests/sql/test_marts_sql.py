@@ -1,0 +1,73 @@
+"""The marts in real DuckDB over replay tables without a ``system`` column, labelled with ``system :=``:
+the union of the marts per replay equals the mart over the union of the replays (what the dbt
+materialization duckrate_mart relies on), and the Python evaluation functions."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import polars as pl
+import pytest
+
+import duckrate
+
+MART_CALLS = {
+    "leaderboard": ("leaderboard", ""),
+    "calibration_bins": ("calibration_bins", ", bins := 7"),
+    "calibration_summary": ("calibration_summary", ", min_games := 3, max_sd := MAP {'glicko': 150}"),
+    "loss_curve": ("loss_curve", ", points := 25"),
+}
+SYSTEMS = ("elo", "glicko")
+
+
+@pytest.fixture(scope="module")
+def con():
+    rng = np.random.default_rng(7)
+    n = 3000
+    a = rng.integers(0, 60, n)
+    b = (a + rng.integers(1, 60, n)) % 60
+    matches = pl.DataFrame({
+        "match_id": np.arange(n),
+        "played_at": np.sort(rng.integers(0, 400, n)),
+        "player_a": [f"p{i}" for i in a],
+        "player_b": [f"p{i}" for i in b],
+        "score_a": rng.choice([0.0, 0.5, 1.0], n),
+        "league": rng.choice(["east", "west"], n),
+    })
+    connection = duckdb.connect()
+    duckrate.register(connection)
+    connection.register("matches_frame", matches)
+    connection.execute("CREATE TABLE matches AS SELECT * FROM matches_frame")
+    for system in SYSTEMS:
+        connection.execute(f"CREATE TABLE replay_{system} AS SELECT * FROM {system}_replay('matches')")
+    connection.execute(
+        "CREATE TABLE tagged AS " + " UNION ALL BY NAME ".join(f"SELECT '{s}' AS system, * FROM replay_{s}" for s in SYSTEMS)
+    )
+    yield connection
+    connection.close()
+
+
+@pytest.mark.parametrize("mart", MART_CALLS)
+def test_marts_per_replay_labelled_with_system_equal_the_mart_over_the_union(con, mart):
+    name, params = MART_CALLS[mart]
+    per_replay = " UNION ALL ".join(f"SELECT * FROM {name}('replay_{s}'{params}, system := '{s}')" for s in SYSTEMS)
+    actual = con.sql(f"SELECT * FROM ({per_replay}) ORDER BY ALL").fetchall()
+    expected = con.sql(f"SELECT * FROM {name}('tagged'{params}) ORDER BY ALL").fetchall()
+    assert actual == expected
+    assert {row[1] for row in actual} == set(SYSTEMS)  # column 2 of every mart is system
+
+
+def test_without_system_the_rows_have_a_null_system_and_a_table_keeps_its_own(con):
+    unlabelled = con.sql("SELECT DISTINCT system FROM leaderboard('replay_elo')").fetchall()
+    assert unlabelled == [(None,)]
+    # a table with a system column keeps it: system := only labels rows that have none
+    kept = con.sql("SELECT DISTINCT system FROM leaderboard('tagged', system := 'other') ORDER BY 1").fetchall()
+    assert kept == [("elo",), ("glicko",)]
+
+
+def test_labelled_leaderboard_equals_the_python_function(con):
+    replay = con.sql("SELECT * FROM replay_glicko").pl().with_columns(system=pl.lit("glicko"))
+    expected = duckrate.evaluation.leaderboard(replay).sort("league", "rank")
+    actual = con.sql("SELECT * FROM leaderboard('replay_glicko', system := 'glicko')").pl().sort("league", "rank")
+    assert actual.columns == expected.columns
+    assert actual.equals(expected)
