@@ -274,12 +274,6 @@ def elo_mmr_resume_problem(columns: dict[str, pa.Array], params: dict, state, ta
     return None
 
 
-def compute_elo_mmr(columns: dict[str, pa.Array], priors, params: dict, table: str = "contest_results"):
-    """Resolve parameters, validate the results, run: (prepared, computed columns)."""
-    prepared, computed, _ = replay_elo_mmr(columns, priors, params, table)
-    return prepared, computed
-
-
 def elo_mmr_with_state(results: pl.DataFrame, state: pl.DataFrame | None = None, priors: pl.DataFrame | None = None,
                        **params) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The rows of :func:`elo_mmr` and the state table after them (see :mod:`._contest_state`)."""
