@@ -15,9 +15,11 @@ import pyarrow as pa
 
 from ..evaluation import contests as contest_evaluation
 from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, elo_mmr_resume_problem, replay_elo_mmr
-from ._lists import list_values, map_list_rows, struct_columns, whole
+from ._lists import map_list_rows, struct_columns, whole
 from .evaluation_udf import Mart, _count, _number
-from .replay_udf import EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIOR_FIELDS, _Call, packed_state_cte, state_lists
+from .replay_udf import (
+    EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIOR_FIELDS, packed_columns, packed_state_cte, resume_reasons, state_lists,
+)
 
 REPLAY_UDF = "duckrate_elo_mmr_udf"
 STATE_UDF = "duckrate_elo_mmr_state_udf"
@@ -54,8 +56,8 @@ class _ContestCall:
         return f"table {self.table_name[row].as_py()!r}"
 
     def run(self, row: int, elements: pa.Array, want_state: bool):
-        return replay_elo_mmr(self.columns(elements), _Call.packed(self.priors, row), self.values(row),
-                              table=self.table(row), state=_Call.packed(self.state, row), want_state=want_state)
+        return replay_elo_mmr(self.columns(elements), packed_columns(self.priors, row), self.values(row),
+                              table=self.table(row), state=packed_columns(self.state, row), want_state=want_state)
 
 
 def make_replay_udf():
@@ -93,15 +95,8 @@ def make_check_udf():
 
     def elo_mmr_check_udf(results, priors, state, table_name, *parameters):
         call = _ContestCall(results, priors, state, table_name, parameters)
-        reasons = []
-        for row in range(len(call.results)):
-            elements = list_values(call.results, row)
-            saved = _Call.packed(call.state, row)
-            if elements is None or len(elements) == 0 or saved is None:
-                reasons.append(None)
-                continue
-            reasons.append(elo_mmr_resume_problem(call.columns(elements), call.values(row), saved, table=call.table(row)))
-        return pa.array(reasons, pa.string())
+        return resume_reasons(call.results, call.state, lambda row, elements, saved: elo_mmr_resume_problem(
+            call.columns(elements), call.values(row), saved, table=call.table(row)))
 
     elo_mmr_check_udf.__name__ = CHECK_UDF
     return elo_mmr_check_udf

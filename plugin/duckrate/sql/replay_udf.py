@@ -109,8 +109,13 @@ class _Call:
 
     @staticmethod
     def packed(lists, row: int):
-        elements = list_values(lists, row)
-        return struct_columns(elements) if elements is not None and len(elements) else None
+        return packed_columns(lists, row)
+
+
+def packed_columns(lists: pa.Array, row: int) -> dict[str, pa.Array] | None:
+    """The columns of a packed table (priors, state) of query row ``row``, or None when it is empty."""
+    elements = list_values(lists, row)
+    return struct_columns(elements) if elements is not None and len(elements) else None
 
 
 def make_udf(system: ReplaySystem):
@@ -149,7 +154,7 @@ def state_lists(lists: pa.Array, states: pa.Array, run: Callable[[int, pa.Array]
     for row in range(len(lists)):
         elements = list_values(lists, row)
         if elements is None or len(elements) == 0:
-            saved = _Call.packed(states, row)
+            saved = packed_columns(states, row)
             frame = state_frame(saved) if saved is not None else state_frame(pl.DataFrame(schema=STATE_SCHEMA))
         else:
             frame = run(row, elements)
@@ -165,18 +170,23 @@ def make_check_udf(system: ReplaySystem):
 
     def check_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
         call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
-        reasons = []
-        for row in range(len(call.matches)):
-            elements = list_values(call.matches, row)
-            saved = call.packed(call.state, row)
-            if elements is None or len(elements) == 0 or saved is None:
-                reasons.append(None)
-                continue
-            reasons.append(resume_problem(system, call.columns(row, elements), call.values(row), saved, table=call.table(row)))
-        return pa.array(reasons, pa.string())
+        return resume_reasons(call.matches, call.state, lambda row, elements, saved: resume_problem(
+            system, call.columns(row, elements), call.values(row), saved, table=call.table(row)))
 
     check_udf.__name__ = udf_name(system, "check")
     return check_udf
+
+
+def resume_reasons(lists: pa.Array, states: pa.Array, check: Callable[[int, pa.Array, dict], str | None]) -> pa.Array:
+    """Per query row, ``check(row, elements, saved state columns)``: why the state cannot be continued
+    with the row's input list, or NULL (also when the list is empty or there is no saved state)."""
+    reasons = []
+    for row in range(len(lists)):
+        elements = list_values(lists, row)
+        saved = packed_columns(states, row)
+        empty = elements is None or len(elements) == 0 or saved is None
+        reasons.append(None if empty else check(row, elements, saved))
+    return pa.array(reasons, pa.string())
 
 
 def _check_aligned(passed_ids, packed_ids) -> None:
