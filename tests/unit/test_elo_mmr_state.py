@@ -138,6 +138,14 @@ def test_state_layout():
     assert check["value"].list.get(4).equals(days, check_names=False)
 
 
+def test_no_new_contests_leave_the_state_unchanged():
+    results = contest_history(10, 1)
+    _, state = duckrate.replay_with_state("elo_mmr", results, max_history=2)
+    rows, same = duckrate.replay_with_state("elo_mmr", results.clear(), state=state, max_history=2)
+    assert rows.height == 0
+    assert_frame_equal(same, state, check_exact=True)
+
+
 def test_memoryless_variants_keep_at_most_the_last_factor():
     """Elo-MMχ keeps no logistic factor; Elo-MMR(∞) only the last contest's (collapsed at the next drift)."""
     results = contest_history(15, 5)
