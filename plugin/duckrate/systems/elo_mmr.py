@@ -19,6 +19,10 @@ Contest by contest (ordered by ``played_at`` then ``contest_id``):
 Contest weights ω follow the reference implementation: with σ∞ the limiting uncertainty of a player
 who plays every contest (σ∞⁴ = γ²(β² - σ∞²)), a contest of weight ω has β_ω² = σ∞² + (β² - σ∞²)/ω and
 γ_ω² = ω σ∞⁴/(β² - σ∞²): about ω contests' worth of evidence and of drift, σ∞ unchanged.
+
+A replay can continue from a saved state (``state=``; :mod:`._contest_state` for the table and its
+refusals, :mod:`._mmr_beliefs` for a player's saved belief) with the result of one replay over the
+whole history, bit for bit.
 """
 
 from __future__ import annotations
