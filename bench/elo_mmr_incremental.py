@@ -24,21 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import DATA_DIR, machine_lines  # noqa: E402
+from _common import machine_lines  # noqa: E402
+from elo_mmr import contests  # noqa: E402  (the cached synthetic contests of bench/elo_mmr.py)
 
 ORDER = "kind, league, player, opponent, seq"
-
-
-def contests(n_contests: int, per_contest: int, pool: int):
-    import polars as pl
-
-    from duckrate.synthetic import generate_contests
-
-    DATA_DIR.mkdir(parents=True, exist_ok=True)
-    path = DATA_DIR / f"contests_{n_contests}_{per_contest}_{pool}.parquet"
-    if not path.exists():
-        generate_contests(n_contests, per_contest, pool, seed=2020).write_parquet(path)
-    return pl.read_parquet(path)
 
 
 def timed(con, sql: str, repeats: int) -> float:
