@@ -23,6 +23,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/replay_trueskill.py
 	$(PY) bench/replay_chance.py
 	$(PY) bench/elo_mmr.py
+	$(PY) bench/elo_mmr_incremental.py
 	$(PY) bench/bt_lr_test.py
 	$(PY) bench/bt_lr_test_power.py
 	$(PY) bench/elo_vs_elo2k.py

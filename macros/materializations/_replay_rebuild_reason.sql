@@ -1,6 +1,6 @@
 {#- Why the replay model must replay its whole input (see the duckrate_replay materialization), or none
     when it can continue from its saved state. -#}
-{% macro _replay_rebuild_reason(system, params, existing, state_relation, build_relation, input_view) -%}
+{% macro _replay_rebuild_reason(system, params, existing, state_relation, build_relation, input_view, key='match_id') -%}
   {%- if should_full_refresh() -%}{{ return('a full refresh was requested') }}{%- endif -%}
   {%- if not var('duckrate_incremental', true) -%}{{ return('var duckrate_incremental is false') }}{%- endif -%}
   {%- if existing is none -%}{{ return('first build') }}{%- endif -%}
@@ -11,9 +11,9 @@
   {%- endif -%}
   {%- set same = run_query(
         'select (select count(*) from ' ~ existing ~ ') = b.n_matches and f.n = b.n_matches and f.fingerprint = b.fingerprint'
-        ~ ' from ' ~ build_relation ~ ' as b, (' ~ duckrate._replayed_fingerprint_sql(existing, input_view) ~ ') as f') -%}
+        ~ ' from ' ~ build_relation ~ ' as b, (' ~ duckrate._replayed_fingerprint_sql(existing, input_view, key) ~ ') as f') -%}
   {%- if not (same.rows | length) or not same.columns[0].values()[0] -%}
-    {{ return('matches already replayed have changed or been removed') }}
+    {{ return(('contests' if key == 'contest_id' else 'matches') ~ ' already replayed have changed or been removed') }}
   {%- endif -%}
   {{ return(none) }}
 {%- endmacro %}

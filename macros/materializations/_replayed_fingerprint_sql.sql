@@ -1,6 +1,7 @@
-{#- n and an order-independent fingerprint (sum of row hashes) of the input matches already in the replay table. -#}
-{% macro _replayed_fingerprint_sql(replay_relation, input_view) -%}
+{#- n and an order-independent fingerprint (sum of row hashes) of the input rows already in the replay table:
+    those whose ``key`` (match_id, or contest_id for a contest replay) it holds. -#}
+{% macro _replayed_fingerprint_sql(replay_relation, input_view, key='match_id') -%}
   select count(*) as n, coalesce(sum(hash(i)), 0)::HUGEINT as fingerprint
   from {{ input_view }} as i
-  where i.match_id in (select r.match_id from {{ replay_relation }} as r)
+  where i.{{ key }} in (select r.{{ key }} from {{ replay_relation }} as r)
 {%- endmacro %}

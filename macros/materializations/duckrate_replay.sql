@@ -2,7 +2,10 @@
   The materialization of the replay models: an incremental replay that continues from its saved state.
 
   The model's SQL selects the input matches (canonical columns); config(duckrate_system='elo') names
-  the system, whose parameters come from var('duckrate_params')[system]. Beside the replay table
+  the system, whose parameters come from var('duckrate_params')[system]. Contest replays (Elo-MMR)
+  select contest results instead and set config(duckrate_key='contest_id'): the key that says which
+  input rows are already replayed (default 'match_id'); a contest's rows are then added, replaced and
+  fingerprinted together, as one key. Beside the replay table
   <model> it keeps <model>__state (the system's state after the replayed matches, see the README's
   "Incremental replays") and <model>__build (how many input matches were replayed, their fingerprint,
   and how the last build went: mode 'full' or 'incremental' and why).
@@ -17,6 +20,7 @@
 -#}
 {% materialization duckrate_replay, adapter='duckdb' %}
   {%- set system = config.require('duckrate_system') -%}
+  {%- set key = config.get('duckrate_key', 'match_id') -%}
   {%- set params = var('duckrate_params', {}).get(system, {}) -%}
   {%- set target_relation = this.incorporate(type='table') -%}
   {%- set existing = load_cached_relation(this) -%}
@@ -33,14 +37,14 @@
     create or replace temp view {{ input_view }} as {{ compiled_code }}
   {%- endcall %}
 
-  {%- set reason = duckrate._replay_rebuild_reason(system, params, existing, state_relation, build_relation, input_view) -%}
+  {%- set reason = duckrate._replay_rebuild_reason(system, params, existing, state_relation, build_relation, input_view, key) -%}
   {%- if reason is none -%}
     {% call statement('duckrate_pending') -%}
       create or replace temp table {{ pending_table }} as
       select i.* from {{ input_view }} as i
-      where not exists (select 1 from {{ target_relation }} as r where r.match_id = i.match_id)
-         or i.match_id in (
-           select r.match_id from {{ target_relation }} as r
+      where not exists (select 1 from {{ target_relation }} as r where r.{{ key }} = i.{{ key }})
+         or i.{{ key }} in (
+           select r.{{ key }} from {{ target_relation }} as r
            join {{ state_relation }} as s on s.kind = 'league' and s.league is not distinct from r.league
            where r.seq > s.seq)
     {%- endcall %}
@@ -51,7 +55,7 @@
   {%- if reason is none -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' continues from its saved state', info=False) }}
     {% call statement('main') -%}
-      delete from {{ target_relation }} where match_id in (select p.match_id from {{ pending_table }} as p);
+      delete from {{ target_relation }} where {{ key }} in (select p.{{ key }} from {{ pending_table }} as p);
       insert into {{ target_relation }} by name
       select * from {{ duckrate._replay_call(system, 'replay', pending_table, params, state_relation) }};
       create or replace temp table {{ next_state }} as
@@ -59,7 +63,7 @@
       create or replace table {{ state_relation }} as select * from {{ next_state }};
       drop table {{ next_state }};
       drop table {{ pending_table }};
-      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none) }}
+      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none, key) }}
     {%- endcall %}
   {%- else -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' replays the whole history: ' ~ reason, info=True) }}
@@ -68,7 +72,7 @@
       select * from {{ duckrate._replay_call(system, 'replay', input_view, params) }};
       create or replace table {{ state_relation }} as
       select * from {{ duckrate._replay_call(system, 'state', input_view, params) }};
-      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'full', reason) }}
+      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'full', reason, key) }}
     {%- endcall %}
   {%- endif -%}
 

@@ -40,7 +40,8 @@ class PreparedContests:
     contest_start : int64, ``n_contests + 1`` offsets into ``order``.
     contest_league : int64, league index of each contest; ``contest_seq`` its 1-based position in its league.
     contest_time : float64, ``played_at`` of each contest as a number (``time_unit`` units since 1970 or the
-        integer order itself); ``contest_weight`` float64, the contest's weight (1 when absent).
+        integer order itself): ``contest_time_key`` (int64, exact) as a float; ``contest_weight`` float64,
+        the contest's weight (1 when absent).
     state : int64, state slot (one per league and player) of each row; ``rank`` int64 of each row.
     n_states, state_league, state_player, players, league_names : as in :class:`~duckrate.matches.PreparedMatches`.
     """
@@ -51,6 +52,7 @@ class PreparedContests:
     contest_league: np.ndarray
     contest_seq: np.ndarray
     contest_time: np.ndarray
+    contest_time_key: np.ndarray
     contest_weight: np.ndarray
     state: np.ndarray
     rank: np.ndarray
@@ -262,6 +264,7 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
         contest_league=np.ascontiguousarray(contest_league),
         contest_seq=contest_seq,
         contest_time=np.ascontiguousarray(contest_time),
+        contest_time_key=np.ascontiguousarray(time_key[first_rows], dtype=np.int64),
         contest_weight=np.ascontiguousarray(contest_weight, dtype=np.float64),
         state=np.ascontiguousarray(state, dtype=np.int64),
         rank=np.ascontiguousarray(rank),

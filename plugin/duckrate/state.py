@@ -16,13 +16,16 @@ from .errors import DuckrateInputError
 from .systems import REPLAY_SYSTEMS
 from .systems._replay import replay_with_state as _replay_with_state
 from .systems._state import RebuildRequired
+from .systems.elo_mmr import elo_mmr_with_state
 
 _SYSTEMS = {system.name: system for system in REPLAY_SYSTEMS}
+_CONTEST_SYSTEMS = {"elo_mmr": elo_mmr_with_state}  # over contest_results rather than matches
 
 
 def _system(name: str):
     if name not in _SYSTEMS:
-        raise DuckrateInputError(f"replay_state: unknown system {name!r}; expected one of {', '.join(_SYSTEMS)}")
+        raise DuckrateInputError(
+            f"replay_state: unknown system {name!r}; expected one of {', '.join([*_SYSTEMS, *_CONTEST_SYSTEMS])}")
     return _SYSTEMS[name]
 
 
@@ -33,9 +36,10 @@ def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | 
     Parameters
     ----------
     system : the system's name, as in its SQL macro (``elo``, ``glicko``, ``glicko2``, ``trueskill``,
-        ``chance``, ``elo2k``, ``pairwise``).
+        ``chance``, ``elo2k``, ``pairwise``, or ``elo_mmr`` over contest results).
     matches : the matches after the state (for a periodic Glicko state, also its open period's matches,
-        listed in the state's ``pending_ids``).
+        listed in the state's ``pending_ids``); for ``elo_mmr`` a ``contest_results`` frame of the
+        contests after the state.
     state : a state table from an earlier call, or None to start from scratch.
     priors : newcomers' starting states, as for the system's function.
     **params : the system's parameters; a state only continues with the parameters it was saved with.
@@ -49,6 +53,8 @@ def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | 
     RebuildRequired
         When the state cannot be continued with these matches (a late match, other parameters...).
     """
+    if system in _CONTEST_SYSTEMS:
+        return _CONTEST_SYSTEMS[system](matches, state=state, priors=priors, **params)
     return _replay_with_state(_system(system), matches, priors, state, **params)
 
 

@@ -4,6 +4,7 @@ validation errors, determinism, parameters."""
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -91,6 +92,10 @@ def test_defaults_are_the_reference_implementations():
         "max_history": None, "max_opponents": None, "history_tolerance": 1e-12, "algorithm": "fast",
     }
     assert DRIFT == pytest.approx(34.914862, abs=1e-6)
+    signature = inspect.signature(duckrate.elo_mmr).parameters
+    python = {name: p.default for name, p in signature.items() if name != "results"}
+    assert python == {**ELO_MMR.defaults, "priors": None, "state": None}
+    assert list(python)[-2:] == ["priors", "state"]
     # a player in every contest converges to the limiting uncertainty 80
     beta_w, drift_sq = contest_scales(BETA, DRIFT, np.array([1.0, 0.5, 3.0]))
     for b, g2 in zip(beta_w, drift_sq):

@@ -1,4 +1,5 @@
-"""The Arrow UDFs and TEMP table macros over contest results: ``elo_mmr_replay`` and the contest marts
+"""The Arrow UDFs and TEMP table macros over contest results: ``elo_mmr_replay``, ``elo_mmr_state`` and
+``elo_mmr_resume_check`` (saved state, as for the two-player replays), and the contest marts
 ``contest_leaderboard`` and ``contest_metrics``.
 
 Same pattern as :mod:`.replay_udf` and :mod:`.evaluation_udf` (shared/DUCKDB-NOTES.md): the macro packs
@@ -13,12 +14,16 @@ from __future__ import annotations
 import pyarrow as pa
 
 from ..evaluation import contests as contest_evaluation
-from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, compute_elo_mmr
-from ._lists import list_values, map_list_rows, struct_columns, whole
+from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, elo_mmr_resume_problem, replay_elo_mmr
+from ._lists import map_list_rows, struct_columns, whole
 from .evaluation_udf import Mart, _count, _number
-from .replay_udf import EMPTY_PRIORS_VIEW, PRIOR_FIELDS
+from .replay_udf import (
+    EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIOR_FIELDS, packed_columns, packed_state_cte, resume_reasons, state_lists,
+)
 
 REPLAY_UDF = "duckrate_elo_mmr_udf"
+STATE_UDF = "duckrate_elo_mmr_state_udf"
+CHECK_UDF = "duckrate_elo_mmr_check_udf"
 RESULT_FIELDS = ("contest_id", "played_at", "player", "rank", "league", "weight")
 OPTIONAL_RESULT_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight WHERE false"
 # A required column the table lacks arrives untyped NULL (see replay_udf.MISSING_MATCH_COLUMNS): reported as missing.
@@ -30,44 +35,82 @@ def replay_return_type() -> str:
     return "STRUCT(" + ", ".join(f"{f.name} {'BIGINT' if f.type == pa.int64() else 'DOUBLE'}" for f in _COMPUTED_TYPE) + ")[]"
 
 
-def make_replay_udf():
-    """``(packed results, packed priors, table name, parameters...) -> list of computed rows``."""
-    names = [p.name for p in ELO_MMR.parameters]
+class _ContestCall:
+    """The arguments of one contest UDF call, ``(results, priors, state, table name, parameters...)``,
+    each a one-element-per-query-row Arrow array."""
 
-    def elo_mmr_udf(results, priors, table_name, *parameters):
-        results, priors, table_name = whole(results), whole(priors), whole(table_name)
-        parameters = [whole(column) for column in parameters]
+    def __init__(self, results, priors, state, table_name, parameters):
+        self.results, self.priors, self.state, self.table_name = whole(results), whole(priors), whole(state), whole(table_name)
+        self.parameters = [whole(column) for column in parameters]
+
+    def columns(self, elements: pa.Array) -> dict[str, pa.Array]:
+        columns = struct_columns(elements)
+        if columns["league"].null_count == len(elements):
+            del columns["league"]
+        return columns
+
+    def values(self, row: int) -> dict:
+        return {p.name: column[row].as_py() for p, column in zip(ELO_MMR.parameters, self.parameters)}
+
+    def table(self, row: int) -> str:
+        return f"table {self.table_name[row].as_py()!r}"
+
+    def run(self, row: int, elements: pa.Array, want_state: bool):
+        return replay_elo_mmr(self.columns(elements), packed_columns(self.priors, row), self.values(row),
+                              table=self.table(row), state=packed_columns(self.state, row), want_state=want_state)
+
+
+def make_replay_udf():
+    """``(packed results, packed priors, packed state, table name, parameters...) -> list of computed rows``."""
+
+    def elo_mmr_udf(results, priors, state, table_name, *parameters):
+        call = _ContestCall(results, priors, state, table_name, parameters)
 
         def replay_row(row: int, elements: pa.Array) -> pa.StructArray:
-            columns = struct_columns(elements)
-            if columns["league"].null_count == len(elements):
-                del columns["league"]
-            prior_elements = list_values(priors, row)
-            values = {name: column[row].as_py() for name, column in zip(names, parameters)}
-            _, computed = compute_elo_mmr(
-                columns,
-                struct_columns(prior_elements) if prior_elements is not None and len(prior_elements) else None,
-                values,
-                table=f"table {table_name[row].as_py()!r}",
-            )
+            computed = call.run(row, elements, want_state=False)[1]
             return pa.StructArray.from_arrays([pa.array(computed[name]) for name in COMPUTED_COLUMNS],
                                               names=list(COMPUTED_COLUMNS))
 
-        return map_list_rows(results, replay_row, _COMPUTED_TYPE)
+        return map_list_rows(call.results, replay_row, _COMPUTED_TYPE)
 
     elo_mmr_udf.__name__ = REPLAY_UDF
     return elo_mmr_udf
 
 
-def replay_macro_sql() -> str:
-    """``CREATE TEMP MACRO elo_mmr_replay(tbl, <params>, priors := ...) AS TABLE ...``."""
+def make_state_udf():
+    """The UDF behind ``elo_mmr_state``: the state table after the contests (the saved state unchanged
+    when there are none)."""
+
+    def elo_mmr_state_udf(results, priors, state, table_name, *parameters):
+        call = _ContestCall(results, priors, state, table_name, parameters)
+        return state_lists(call.results, call.state, lambda row, elements: call.run(row, elements, want_state=True)[2])
+
+    elo_mmr_state_udf.__name__ = STATE_UDF
+    return elo_mmr_state_udf
+
+
+def make_check_udf():
+    """The UDF behind ``elo_mmr_resume_check``: why the saved state cannot be continued with these
+    contests (NULL when it can), without replaying them."""
+
+    def elo_mmr_check_udf(results, priors, state, table_name, *parameters):
+        call = _ContestCall(results, priors, state, table_name, parameters)
+        return resume_reasons(call.results, call.state, lambda row, elements, saved: elo_mmr_resume_problem(
+            call.columns(elements), call.values(row), saved, table=call.table(row)))
+
+    elo_mmr_check_udf.__name__ = CHECK_UDF
+    return elo_mmr_check_udf
+
+
+def _macro_head(name: str) -> tuple[str, str]:
+    """``CREATE ... MACRO name(tbl, <params>, priors, state) AS TABLE WITH packed, packed_priors,
+    packed_state`` and the UDF arguments (the common part of the three Elo-MMR macros)."""
     params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in ELO_MMR.parameters)
     args = ", ".join(p.name for p in ELO_MMR.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in RESULT_FIELDS)
     prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
-    outputs = ", ".join(f"z.{name}" for name in OUTPUT_COLUMNS)
-    return f"""
-CREATE OR REPLACE TEMP MACRO elo_mmr_replay(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
+    head = f"""
+CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}') AS TABLE
 WITH packed AS (
     SELECT list(struct_pack({fields})) AS results
     FROM (({OPTIONAL_RESULT_COLUMNS}) UNION ALL BY NAME ({MISSING_RESULT_COLUMNS})
@@ -75,14 +118,43 @@ WITH packed AS (
 ), packed_priors AS (
     SELECT list(struct_pack({prior_fields})) AS prior_list
     FROM ((FROM {EMPTY_PRIORS_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p
-), zipped AS (
+), {packed_state_cte()}"""
+    udf_args = f"""packed.results, (SELECT pp.prior_list FROM packed_priors AS pp),
+                  (SELECT ps.state_list FROM packed_state AS ps), tbl, {args}"""
+    return head, udf_args
+
+
+def replay_macro_sql() -> str:
+    """``CREATE TEMP MACRO elo_mmr_replay(tbl, <params>, priors := ..., state := ...) AS TABLE ...``."""
+    outputs = ", ".join(f"z.{name}" for name in OUTPUT_COLUMNS)
+    head, udf_args = _macro_head("elo_mmr_replay")
+    return f"""{head}, zipped AS (
     SELECT unnest(packed.results, recursive := true),
-           unnest({REPLAY_UDF}(packed.results, (SELECT pp.prior_list FROM packed_priors AS pp), tbl, {args}),
-                  recursive := true)
+           unnest({REPLAY_UDF}({udf_args}), recursive := true)
     FROM packed
 )
 SELECT {outputs}
 FROM zipped AS z
+"""
+
+
+def state_macro_sql() -> str:
+    """``elo_mmr_state(tbl, <params>, priors, state)``: the state table after the contests of ``tbl``,
+    continuing ``state`` when given (see systems/_contest_state.py)."""
+    head, udf_args = _macro_head("elo_mmr_state")
+    return f"""{head}
+SELECT unnest({STATE_UDF}({udf_args}), recursive := true)
+FROM packed
+"""
+
+
+def check_macro_sql() -> str:
+    """``elo_mmr_resume_check(tbl, <params>, priors, state)``: one row, ``reason`` why ``state`` cannot be
+    continued with the contests of ``tbl`` (NULL when it can)."""
+    head, udf_args = _macro_head("elo_mmr_resume_check")
+    return f"""{head}
+SELECT {CHECK_UDF}({udf_args}) AS reason
+FROM packed
 """
 
 

@@ -35,6 +35,9 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
         _create(con, lr_test_udf.UDF_NAME, lr_test_udf.make_udf(), lr_test_udf.RETURN_TYPE)
     if not _function_exists(con, contest_udf.REPLAY_UDF):
         _create(con, contest_udf.REPLAY_UDF, contest_udf.make_replay_udf(), contest_udf.replay_return_type())
+    if not _function_exists(con, contest_udf.STATE_UDF):
+        _create(con, contest_udf.STATE_UDF, contest_udf.make_state_udf(), replay_udf.STATE_RETURN_TYPE)
+        _create(con, contest_udf.CHECK_UDF, contest_udf.make_check_udf(), "VARCHAR")
     for mart in contest_udf.MARTS:
         if not _function_exists(con, mart.udf_name):
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
@@ -62,6 +65,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(evaluation_udf.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
     con.execute(contest_udf.replay_macro_sql())
+    con.execute(contest_udf.state_macro_sql())
+    con.execute(contest_udf.check_macro_sql())
     for mart in contest_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
     con.execute(fit_udf.macro_sql())

@@ -33,6 +33,7 @@ from ._state import (
     state_frame,
     subset,
     used_slots,
+    with_player_counts,
 )
 
 # Columns of one replay row, in the contract's order. The first seven come from the input table.
@@ -216,11 +217,7 @@ def run_replay(
     if not want_state:
         return prepared, outputs, None
     league_rows = _league_rows(system, columns, prepared, params, start, final_order, periods, open_rows)
-    new_state = end_frame(system, prepared, params, end, saved, league_rows, old)
-    counts = new_state.filter(pl.col("kind") == "player").group_by("league").len()
-    new_state = new_state.join(counts.rename({"len": "counted"}), on="league", how="left", nulls_equal=True).with_columns(
-        pl.when(pl.col("kind") == "league").then(pl.col("counted").fill_null(0)).cast(pl.Int64).alias("n_players")
-    ).drop("counted")
+    new_state = with_player_counts(end_frame(system, prepared, params, end, saved, league_rows, old))
     return prepared, outputs, new_state
 
 

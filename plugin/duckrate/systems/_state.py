@@ -380,15 +380,29 @@ def end_frame(system, prepared: PreparedMatches, params: dict, end: EndState, sa
     ))
     new = pl.concat([_conform(f) for f in frames], how="vertical")
     if old_state is not None and old_state.height:
-        touched_leagues = [prepared.league_names[i] for i in league_rows]
-        keep_players = old_state.filter(pl.col("kind") == "player").join(
-            slots.select("league", "player"), on=["league", "player"], how="anti", nulls_equal=True)
-        keep_leagues = old_state.filter((pl.col("kind") == "league") & ~_in(pl.col("league"), touched_leagues))
+        keep_players, keep_leagues = untouched_rows(old_state, slots, [prepared.league_names[i] for i in league_rows])
         touched_pairs = new.filter(pl.col("kind") == "pair").select("league", "player", "opponent")
         keep_pairs = old_state.filter(pl.col("kind") == "pair").join(
             touched_pairs, on=["league", "player", "opponent"], how="anti", nulls_equal=True)
         new = pl.concat([new, keep_players, keep_pairs, keep_leagues], how="vertical")
     return new.sort(["kind", "league", "player", "opponent"], nulls_last=True)
+
+
+def untouched_rows(old_state: pl.DataFrame, slots: pl.DataFrame, touched_leagues: list) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The player rows of ``old_state`` for players not among ``slots`` (league, player), and its league
+    rows of leagues not in ``touched_leagues``: what a run leaves as it was saved."""
+    keep_players = old_state.filter(pl.col("kind") == "player").join(
+        slots.select("league", "player"), on=["league", "player"], how="anti", nulls_equal=True)
+    keep_leagues = old_state.filter((pl.col("kind") == "league") & ~_in(pl.col("league"), touched_leagues))
+    return keep_players, keep_leagues
+
+
+def with_player_counts(state: pl.DataFrame) -> pl.DataFrame:
+    """``state`` with each league row's ``n_players`` set to its league's number of player rows."""
+    counts = state.filter(pl.col("kind") == "player").group_by("league").len()
+    return state.join(counts.rename({"len": "counted"}), on="league", how="left", nulls_equal=True).with_columns(
+        pl.when(pl.col("kind") == "league").then(pl.col("counted").fill_null(0)).cast(pl.Int64).alias("n_players")
+    ).drop("counted")
 
 
 def _in(column: pl.Expr, values: list) -> pl.Expr:

@@ -19,6 +19,10 @@ Contest by contest (ordered by ``played_at`` then ``contest_id``):
 Contest weights ω follow the reference implementation: with σ∞ the limiting uncertainty of a player
 who plays every contest (σ∞⁴ = γ²(β² - σ∞²)), a contest of weight ω has β_ω² = σ∞² + (β² - σ∞²)/ω and
 γ_ω² = ω σ∞⁴/(β² - σ∞²): about ω contests' worth of evidence and of drift, σ∞ unchanged.
+
+A replay can continue from a saved state (``state=``; :mod:`._contest_state` for the table and its
+refusals, :mod:`._mmr_beliefs` for a player's saved belief) with the result of one replay over the
+whole history, bit for bit.
 """
 
 from __future__ import annotations
@@ -33,6 +37,8 @@ from .._numba import kernel
 from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
 from ..errors import DuckrateInputError
 from ..priors import check_positive_priors, initial_states, prior_columns
+from ._contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
+from ._mmr_beliefs import belief_values, fresh_beliefs, restore_beliefs
 from ._mmr_fast import performances_fast
 from ._mmr_history import (
     diffuse,
@@ -44,6 +50,7 @@ from ._mmr_history import (
 )
 from ._mmr_phase1 import performances_exact, performances_subsampled
 from ._replay import Parameter, ReplaySystem
+from ._state import RebuildRequired, state_frame
 
 # The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
 # who plays every contest, i.e. γ = σ∞²/√(β² - σ∞²) ≈ 34.915 per contest.
@@ -113,26 +120,15 @@ def contest_scales(beta: float, drift: float, weight: np.ndarray) -> tuple[np.nd
 @kernel
 def elo_mmr_kernel(
     order, contest_start, contest_days, contest_beta, contest_drift_sq, state, rank,
-    mu, sig, gaussian, rho, drift_per_day_sq, max_history, max_opponents, exact, history_tolerance,
+    mu, sig, normal_mu, normal_sig, seen, last_day, slab, head, length, capacity,
+    centres, arg_scales, out_scales, pool_used,
+    gaussian, rho, drift_per_day_sq, max_history, max_opponents, exact, history_tolerance,
     series_tolerance, n_players, performance, rating_before, sd_before, rating_after, sd_after,
 ):
-    """Replay every contest in order; ``mu``/``sig`` hold each state's starting rating and sd and are
-    updated in place. Outputs are indexed by input row. Returns how many contests fell back from the
-    fast phase 1 to the exact one."""
-    n_states = mu.shape[0]
-    normal_mu = mu.copy()
-    normal_sig = sig.copy()
-    seen = np.zeros(n_states, dtype=np.bool_)
-    last_day = np.zeros(n_states)
-    slab = np.zeros(n_states, dtype=np.int64)
-    head = np.zeros(n_states, dtype=np.int64)
-    length = np.zeros(n_states, dtype=np.int64)
-    capacity = np.zeros(n_states, dtype=np.int64)
-    pool_size = 4 * n_states + 1024
-    centres = np.empty(pool_size)
-    arg_scales = np.empty(pool_size)
-    out_scales = np.empty(pool_size)
-    pool_used = 0
+    """Replay every contest in order from the players' beliefs (see :class:`._mmr_state.Beliefs`:
+    ``mu``, ``sig``, the Gaussian factor, ``seen``, ``last_day`` and the logistic factors in the pool),
+    all updated in place. Outputs are indexed by input row. Returns how many contests fell back from
+    the fast phase 1 to the exact one, and the pool (reallocated when it grew) with its used size."""
 
     largest = 0
     for c in range(contest_start.shape[0] - 1):
@@ -221,36 +217,81 @@ def elo_mmr_kernel(
             performance[row] = p
             rating_after[row] = mu[s]
             sd_after[row] = sig[s]
-    return fallbacks
+    return fallbacks, centres, arg_scales, out_scales, pool_used
 
 
-def run_elo_mmr(prepared: PreparedContests, priors, params: dict) -> dict[str, np.ndarray]:
-    """The computed columns (``COMPUTED_COLUMNS``), indexed by input row."""
+def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: ContestStart | None = None):
+    """The computed columns (``COMPUTED_COLUMNS``, indexed by input row) and the players' beliefs after
+    the contests, starting from ``start`` (saved beliefs and contest counts) when given."""
     if priors is not None:
         check_positive_priors(priors, ("sd",), "elo_mmr")
+    start = start if start is not None else fresh_contest_start(prepared)
     starting = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["initial_sd"]})
+    beliefs = restore_beliefs(fresh_beliefs(starting["rating"], starting["sd"]), start.slots, start.values)
     beta_w, drift_sq_w = contest_scales(params["beta"], params["drift"], prepared.contest_weight)
     days = prepared.contest_time / _UNITS_PER_DAY[prepared.time_unit]
     n = prepared.n_rows
     out = {name: np.empty(n, np.int64 if name in ("n_players", "seq") else np.float64) for name in COMPUTED_COLUMNS}
-    elo_mmr_kernel(
+    _, beliefs.centres, beliefs.arg_scales, beliefs.out_scales, beliefs.pool_used = elo_mmr_kernel(
         prepared.order, prepared.contest_start, np.ascontiguousarray(days), beta_w, drift_sq_w,
-        prepared.state, prepared.rank, starting["rating"], starting["sd"],
+        prepared.state, prepared.rank, *beliefs.kernel_arrays(),
         params["variant"] == "gaussian", params["rho"], params["drift_per_day"] ** 2,
         params["max_history"] or 0, params["max_opponents"] or 0, params["algorithm"] == "exact",
         params["history_tolerance"], SERIES_TOLERANCE,
         out["n_players"], out["performance"], out["rating_before"], out["sd_before"], out["rating_after"], out["sd_after"],
     )
-    seq = np.repeat(prepared.contest_seq, np.diff(prepared.contest_start))
+    seq = np.repeat(prepared.contest_seq + start.seq[prepared.contest_league], np.diff(prepared.contest_start))
     out["seq"][prepared.order] = seq
-    return out
+    return out, beliefs
 
 
-def compute_elo_mmr(columns: dict[str, pa.Array], priors, params: dict, table: str = "contest_results"):
-    """Resolve parameters, validate the results, run: (prepared, computed columns)."""
+def replay_elo_mmr(columns: dict[str, pa.Array], priors, params: dict, table: str = "contest_results",
+                   state=None, want_state: bool = False):
+    """Resolve parameters, validate the results, run (continuing a saved ``state`` table when given).
+
+    Returns the prepared contests, the computed columns by input row, and (with ``want_state``) the
+    state table after these contests (:mod:`._contest_state`). Raises :class:`RebuildRequired` when
+    ``state`` cannot be continued with these contests."""
     params = ELO_MMR.resolve(params)
     prepared = prepare_contests(columns, table)
-    return prepared, run_elo_mmr(prepared, prior_columns(priors), params)
+    old = state_frame(state) if state is not None else None
+    start = continue_contests(ELO_MMR, columns, prepared, params, old) if old is not None and old.height else None
+    computed, beliefs = run_elo_mmr(prepared, prior_columns(priors), params, start)
+    if not want_state:
+        return prepared, computed, None
+    values = belief_values(beliefs, np.arange(prepared.n_states, dtype=np.int64))
+    new_state = contest_state_frame(ELO_MMR, columns, prepared, params, start or fresh_contest_start(prepared), values, old)
+    return prepared, computed, new_state
+
+
+def elo_mmr_resume_problem(columns: dict[str, pa.Array], params: dict, state, table: str = "contest_results") -> str | None:
+    """Why ``state`` cannot be continued with these contests (the :class:`RebuildRequired` message a
+    continuation would raise), or None when it can; nothing is replayed."""
+    params = ELO_MMR.resolve(params)
+    prepared = prepare_contests(columns, table)
+    old = state_frame(state)
+    try:
+        if old.height:
+            continue_contests(ELO_MMR, columns, prepared, params, old)
+    except RebuildRequired as error:
+        return str(error)
+    return None
+
+
+def elo_mmr_with_state(results: pl.DataFrame, state: pl.DataFrame | None = None, priors: pl.DataFrame | None = None,
+                       **params) -> tuple[pl.DataFrame, pl.DataFrame]:
+    """The rows of :func:`elo_mmr` and the state table after them (see :mod:`._contest_state`)."""
+    return _output_frame(results, priors, state, params, want_state=True)
+
+
+def _output_frame(results, priors, state, params, want_state):
+    columns = contest_columns_from_polars(results)
+    _, computed, new_state = replay_elo_mmr(columns, priors, params, state=state, want_state=want_state)
+    out = results.select([name for name in ("league", "contest_id", "played_at", "player", "rank") if name in results.columns])
+    if "league" not in out.columns:
+        out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
+    out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
+    return out.select(OUTPUT_COLUMNS).sort(["league", "seq", "rank", "player"], nulls_last=True), new_state
 
 
 def elo_mmr(
@@ -267,6 +308,7 @@ def elo_mmr(
     history_tolerance: float = HISTORY_TOLERANCE,
     algorithm: str = "fast",
     priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
 ) -> pl.DataFrame:
     """Elo-MMR replay over a ``contest_results`` table.
 
@@ -290,6 +332,10 @@ def elo_mmr(
     algorithm : phase 1 by the shared-function approximation ('fast', logistic variant) or the exact
         O(|P|²) solve ('exact'; the Gaussian variant always solves exactly).
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd``, ``league``).
+    state : a saved state (:func:`duckrate.replay_state` with ``"elo_mmr"``) to continue from: ``results``
+        are then only the contests after it, and the result is that of one replay over the whole history
+        (``seq`` included). Raises :class:`duckrate.RebuildRequired` for a contest not after the saved
+        ones, a contest id already replayed, or other parameters.
 
     Returns
     -------
@@ -298,15 +344,10 @@ def elo_mmr(
     position in its league). ``rating_before``/``sd_before`` are the prior going into the contest (sd
     after the drift), ``*_after`` the state carried into the player's next contest.
     """
-    columns = contest_columns_from_polars(results)
-    _, computed = compute_elo_mmr(
-        columns, priors,
+    return _output_frame(
+        results, priors, state,
         dict(variant=variant, initial=initial, initial_sd=initial_sd, beta=beta, drift=drift,
              drift_per_day=drift_per_day, rho=rho, max_history=max_history, max_opponents=max_opponents,
              history_tolerance=history_tolerance, algorithm=algorithm),
-    )
-    out = results.select([name for name in ("league", "contest_id", "played_at", "player", "rank") if name in results.columns])
-    if "league" not in out.columns:
-        out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
-    out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
-    return out.select(OUTPUT_COLUMNS).sort(["league", "seq", "rank", "player"], nulls_last=True)
+        want_state=False,
+    )[0]
