@@ -384,7 +384,9 @@ def test_property_matches_reference_and_bounds(data, history, values):
 @given(st.data(), period_histories())
 def test_property_swapping_sides_mirrors(data, history):
     params = data.draw(glicko2_params(history))
-    assert_mirrors(glicko2(history, **params), glicko2(swap_sides(history), **params), kinds=("rating", "sd"), atol=1e-9)
+    # 1 - score_a rounds, and step 5's Illinois iteration (stopping at |B - A| <= 1e-6) can amplify that last
+    # bit: seen 1.07e-9 on an rd of 62.5 (volatility 0.17, two games of a pair in one period)
+    assert_mirrors(glicko2(history, **params), glicko2(swap_sides(history), **params), kinds=("rating", "sd"), atol=1e-7)
 
 
 @PROPERTY_SETTINGS
