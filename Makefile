@@ -19,6 +19,7 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/elo.py
+	$(PY) bench/udf_floor.py
 	$(PY) bench/replay_glicko2.py
 	$(PY) bench/replay_trueskill.py
 	$(PY) bench/replay_chance.py

@@ -135,6 +135,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--contest-pool", type=int, default=50_000)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--select", default=None, help="dbt --select (default: every model)")
+    parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit in the profile, e.g. 8GB (default: DuckDB's, 80%% of RAM)")
     args = parser.parse_args(argv)
 
     for line in machine_lines(("duckrate", "duckdb", "dbt-core", "dbt-duckdb", "polars", "numba", "pyarrow")):
@@ -147,7 +148,9 @@ def main(argv: list[str] | None = None) -> int:
     shutil.rmtree(project, ignore_errors=True)
     project.mkdir(parents=True)
     (project / "dbt_project.yml").write_text(PROJECT_YML)
-    (project / "profiles.yml").write_text(PROFILES_YML)
+    profile = PROFILES_YML + (f"      settings:\n        memory_limit: {args.memory_limit}\n" if args.memory_limit else "")
+    (project / "profiles.yml").write_text(profile)
+    log(f"DuckDB memory_limit: {args.memory_limit or 'default (80% of RAM)'}")
     (project / "packages.yml").write_text(f"packages:\n  - local: {REPO_ROOT}\n")
     dbt_dirs = ["--project-dir", str(project), "--profiles-dir", str(project)]
     subprocess.run([str(DBT), "deps", *dbt_dirs], check=True, capture_output=True, cwd=project)
