@@ -175,10 +175,10 @@ def _played_at(mart: str) -> str:
 
 def macro_sql(mart: Mart) -> str:
     """``CREATE TEMP MACRO <mart>(tbl, <params>, system := NULL) AS TABLE ...``. ``system`` names the system
-    of a replay table without a ``system`` column (e.g. ``leaderboard('replay_elo', system := 'elo')``). A mart whose UDF returns ``last_seq``
-    (the leaderboards) gets the time of that replay row joined back in the replay's own type (TIMESTAMP,
-    DATE or integer) as ``last_played_at``; a contest replay has one row per player of a contest, hence
-    the DISTINCT."""
+    of a replay table without a ``system`` column (e.g. ``leaderboard('replay_elo', system := 'elo')``).
+    A mart whose UDF returns ``last_seq`` (the leaderboards) gets the time of that replay row joined back in
+    the replay's own type (TIMESTAMP, DATE or integer) as ``last_played_at``; a contest replay has one row
+    per player of a contest, hence the DISTINCT."""
     params = "".join(f", {name} := {default}" for name, default in mart.parameters) + ", system := NULL"
     args = "".join(f", {name}" for name, _ in mart.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
