@@ -16,7 +16,8 @@
   changed or vanished (fingerprint); a new match older than the saved state (late arrival); other
   parameters; or a system-specific reason (e.g. Elo's decaying schedule when new players join).
   Either way the replay table equals one replay of the whole input, and the whole build is one
-  transaction: readers see the old tables or the new ones.
+  transaction: readers see the old tables or the new ones. The rows and the state come from one run of the
+  system (<system>_replay_and_state into a temp table, then split).
 -#}
 {% materialization duckrate_replay, adapter='duckdb' %}
   {%- set system = config.require('duckrate_system') -%}
@@ -28,7 +29,7 @@
   {%- set build_relation = api.Relation.create(database=this.database, schema=this.schema, identifier=this.identifier ~ '__build', type='table') -%}
   {%- set input_view = 'duckrate_input_' ~ this.identifier -%}
   {%- set pending_table = 'duckrate_pending_' ~ this.identifier -%}
-  {%- set next_state = 'duckrate_next_state_' ~ this.identifier -%}
+  {%- set computed_table = 'duckrate_computed_' ~ this.identifier -%}
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -55,23 +56,24 @@
   {%- if reason is none -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' continues from its saved state', info=False) }}
     {% call statement('main') -%}
+      create or replace temp table {{ computed_table }} as
+      select * from {{ duckrate._replay_call(system, 'replay_and_state', pending_table, params, state_relation) }};
       delete from {{ target_relation }} where {{ key }} in (select p.{{ key }} from {{ pending_table }} as p);
       insert into {{ target_relation }} by name
-      select * from {{ duckrate._replay_call(system, 'replay', pending_table, params, state_relation) }};
-      create or replace temp table {{ next_state }} as
-      select * from {{ duckrate._replay_call(system, 'state', pending_table, params, state_relation) }};
-      create or replace table {{ state_relation }} as select * from {{ next_state }};
-      drop table {{ next_state }};
+      {{ duckrate._replay_rows_sql(computed_table) }};
+      create or replace table {{ state_relation }} as {{ duckrate._replay_state_sql(computed_table) }};
+      drop table {{ computed_table }};
       drop table {{ pending_table }};
       {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none, key) }}
     {%- endcall %}
   {%- else -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' replays the whole history: ' ~ reason, info=True) }}
     {% call statement('main') -%}
-      create or replace table {{ target_relation }} as
-      select * from {{ duckrate._replay_call(system, 'replay', input_view, params) }};
-      create or replace table {{ state_relation }} as
-      select * from {{ duckrate._replay_call(system, 'state', input_view, params) }};
+      create or replace temp table {{ computed_table }} as
+      select * from {{ duckrate._replay_call(system, 'replay_and_state', input_view, params) }};
+      create or replace table {{ target_relation }} as {{ duckrate._replay_rows_sql(computed_table) }};
+      create or replace table {{ state_relation }} as {{ duckrate._replay_state_sql(computed_table) }};
+      drop table {{ computed_table }};
       {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'full', reason, key) }}
     {%- endcall %}
   {%- endif -%}

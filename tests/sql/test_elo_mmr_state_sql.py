@@ -16,6 +16,7 @@ from duckrate.systems._contest_state import STATE_ORDER
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
 from test_elo_mmr_state import KEY, contest_history, contest_order  # noqa: E402
+from test_replay_state_sql import assert_rows_and_state_equal  # noqa: E402
 
 
 def load(con, name: str, frame: pl.DataFrame) -> None:
@@ -53,6 +54,8 @@ def test_sql_continuation_equals_full_replay(con, params):
     python_rows, python_state = duckrate.replay_with_state("elo_mmr", results, **params)
     assert_frame_equal(whole, python_state, check_exact=True)
     assert_frame_equal(full, python_rows, check_exact=True)
+    assert_rows_and_state_equal(con, f"elo_mmr_replay_and_state('rest'{args}, state := 'saved')", rest, continued, KEY, STATE_ORDER)
+    assert_rows_and_state_equal(con, f"elo_mmr_replay_and_state('all_results'{args})", full, whole, KEY, STATE_ORDER)
 
 
 def test_resume_check_and_refusals(con):

@@ -66,6 +66,17 @@ def test_sql_continuation_equals_full_replay(con, name, params, weights, periods
     python_state = duckrate.replay_state(name, matches, **params).sort(ORDER, nulls_last=True)
     assert_frame_equal(whole, python_state, check_exact=True)
     assert bool(pending) == bool(periods or "period_length" in params)  # only rating periods stay open
+    assert_rows_and_state_equal(con, f"{name}_replay_and_state('rest'{args}, state := 'saved')", rest, continued, ["league", "seq"], ORDER)
+
+
+def assert_rows_and_state_equal(con, call: str, rows: pl.DataFrame, state: pl.DataFrame, row_order, state_order) -> None:
+    """``<system>_replay_and_state`` (what the dbt materialization builds from) gives, from one run, the rows of
+    ``<system>_replay`` and, in its ``duckrate_state`` column, the table of ``<system>_state``."""
+    con.execute(f"CREATE OR REPLACE TABLE computed AS SELECT * FROM {call}")
+    both_rows = con.sql("SELECT * EXCLUDE (duckrate_state) FROM computed WHERE seq IS NOT NULL").pl()
+    both_state = con.sql("SELECT unnest(duckrate_state) FROM computed WHERE duckrate_state IS NOT NULL").pl()
+    assert_frame_equal(both_rows.sort(row_order, nulls_last=True), rows.sort(row_order, nulls_last=True), check_exact=True)
+    assert_frame_equal(both_state.sort(state_order, nulls_last=True), state, check_exact=True)
 
 
 def test_resume_check_names_the_late_match(con):

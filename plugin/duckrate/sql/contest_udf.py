@@ -18,12 +18,14 @@ from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, elo_mmr
 from ._lists import map_list_rows, struct_columns, whole
 from .evaluation_udf import Mart, _count, _number
 from .replay_udf import (
-    EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIOR_FIELDS, packed_columns, packed_state_cte, resume_reasons, state_lists,
+    EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIOR_FIELDS, packed_columns, packed_state_cte, resume_reasons, rows_and_state,
+    state_lists, zipped_with_state,
 )
 
 REPLAY_UDF = "duckrate_elo_mmr_udf"
 STATE_UDF = "duckrate_elo_mmr_state_udf"
 CHECK_UDF = "duckrate_elo_mmr_check_udf"
+REPLAY_AND_STATE_UDF = "duckrate_elo_mmr_replay_and_state_udf"
 RESULT_FIELDS = ("contest_id", "played_at", "player", "rank", "league", "weight")
 OPTIONAL_RESULT_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight WHERE false"
 # A required column the table lacks arrives untyped NULL (see replay_udf.MISSING_MATCH_COLUMNS): reported as missing.
@@ -60,21 +62,36 @@ class _ContestCall:
                               table=self.table(row), state=packed_columns(self.state, row), want_state=want_state)
 
 
+def _computed_struct(computed: dict) -> pa.StructArray:
+    return pa.StructArray.from_arrays([pa.array(computed[name]) for name in COMPUTED_COLUMNS], names=list(COMPUTED_COLUMNS))
+
+
 def make_replay_udf():
     """``(packed results, packed priors, packed state, table name, parameters...) -> list of computed rows``."""
 
     def elo_mmr_udf(results, priors, state, table_name, *parameters):
         call = _ContestCall(results, priors, state, table_name, parameters)
-
-        def replay_row(row: int, elements: pa.Array) -> pa.StructArray:
-            computed = call.run(row, elements, want_state=False)[1]
-            return pa.StructArray.from_arrays([pa.array(computed[name]) for name in COMPUTED_COLUMNS],
-                                              names=list(COMPUTED_COLUMNS))
-
-        return map_list_rows(call.results, replay_row, _COMPUTED_TYPE)
+        return map_list_rows(call.results, lambda row, elements: _computed_struct(call.run(row, elements, want_state=False)[1]),
+                             _COMPUTED_TYPE)
 
     elo_mmr_udf.__name__ = REPLAY_UDF
     return elo_mmr_udf
+
+
+def make_replay_and_state_udf():
+    """The UDF behind ``elo_mmr_replay_and_state``: the rows and the state after them, from one run."""
+
+    def elo_mmr_replay_and_state_udf(results, priors, state, table_name, *parameters):
+        call = _ContestCall(results, priors, state, table_name, parameters)
+
+        def both(row: int, elements: pa.Array):
+            _, computed, after = call.run(row, elements, want_state=True)
+            return _computed_struct(computed), after
+
+        return rows_and_state(call.results, call.state, both, _COMPUTED_TYPE)
+
+    elo_mmr_replay_and_state_udf.__name__ = REPLAY_AND_STATE_UDF
+    return elo_mmr_replay_and_state_udf
 
 
 def make_state_udf():
@@ -124,10 +141,17 @@ WITH packed AS (
     return head, udf_args
 
 
-def replay_macro_sql() -> str:
-    """``CREATE TEMP MACRO elo_mmr_replay(tbl, <params>, priors := ..., state := ...) AS TABLE ...``."""
+def replay_macro_sql(with_state: bool = False) -> str:
+    """``CREATE TEMP MACRO elo_mmr_replay(tbl, <params>, priors := ..., state := ...) AS TABLE ...``; with
+    ``with_state``, ``elo_mmr_replay_and_state`` (the rows plus ``duckrate_state``, see
+    :func:`.replay_udf.macro_sql`)."""
     outputs = ", ".join(f"z.{name}" for name in OUTPUT_COLUMNS)
-    head, udf_args = _macro_head("elo_mmr_replay")
+    head, udf_args = _macro_head("elo_mmr_replay" + ("_and_state" if with_state else ""))
+    if with_state:
+        return f"""{head}, zipped AS ({zipped_with_state('packed.results', REPLAY_AND_STATE_UDF, udf_args)})
+SELECT {outputs}, z.duckrate_state
+FROM zipped AS z
+"""
     return f"""{head}, zipped AS (
     SELECT unnest(packed.results, recursive := true),
            unnest({REPLAY_UDF}({udf_args}), recursive := true)

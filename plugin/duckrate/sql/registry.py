@@ -28,6 +28,9 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
         if not _function_exists(con, replay_udf.udf_name(system, "state")):
             _create(con, replay_udf.udf_name(system, "state"), replay_udf.make_state_udf(system), replay_udf.STATE_RETURN_TYPE)
             _create(con, replay_udf.udf_name(system, "check"), replay_udf.make_check_udf(system), "VARCHAR")
+        if not _function_exists(con, replay_udf.udf_name(system, "replay_and_state")):
+            _create(con, replay_udf.udf_name(system, "replay_and_state"), replay_udf.make_replay_and_state_udf(system),
+                    replay_udf.rows_and_state_type(replay_udf.return_type(system)))
     for mart in evaluation_udf.MARTS:
         if not _function_exists(con, mart.udf_name):
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
@@ -38,6 +41,9 @@ def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     if not _function_exists(con, contest_udf.STATE_UDF):
         _create(con, contest_udf.STATE_UDF, contest_udf.make_state_udf(), replay_udf.STATE_RETURN_TYPE)
         _create(con, contest_udf.CHECK_UDF, contest_udf.make_check_udf(), "VARCHAR")
+    if not _function_exists(con, contest_udf.REPLAY_AND_STATE_UDF):
+        _create(con, contest_udf.REPLAY_AND_STATE_UDF, contest_udf.make_replay_and_state_udf(),
+                replay_udf.rows_and_state_type(contest_udf.replay_return_type()))
     for mart in contest_udf.MARTS:
         if not _function_exists(con, mart.udf_name):
             _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
@@ -59,12 +65,14 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(replay_udf.EMPTY_STATE_SQL)
     for system in REPLAY_SYSTEMS:
         con.execute(replay_udf.macro_sql(system))
+        con.execute(replay_udf.macro_sql(system, with_state=True))
         con.execute(replay_udf.state_macro_sql(system))
         con.execute(replay_udf.check_macro_sql(system))
     for mart in evaluation_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
     con.execute(contest_udf.replay_macro_sql())
+    con.execute(contest_udf.replay_macro_sql(with_state=True))
     con.execute(contest_udf.state_macro_sql())
     con.execute(contest_udf.check_macro_sql())
     for mart in contest_udf.MARTS:

@@ -164,6 +164,43 @@ def state_lists(lists: pa.Array, states: pa.Array, run: Callable[[int, pa.Array]
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat)
 
 
+def rows_and_state(lists: pa.Array, states: pa.Array, run: Callable[[int, pa.Array], tuple[pa.StructArray, pl.DataFrame]],
+                   row_type: pa.DataType) -> pa.StructArray:
+    """Per query row, ``{rows, state}`` from one ``run(row, elements)`` that returns both: the computed rows
+    (as :func:`map_list_rows` builds them) and the state table after them (as :func:`state_lists` does)."""
+    states_after = {}
+
+    def computed_rows(row: int, elements: pa.Array) -> pa.StructArray:
+        computed, states_after[row] = run(row, elements)
+        return computed
+
+    rows = map_list_rows(lists, computed_rows, row_type)
+    state = state_lists(lists, states, lambda row, elements: states_after.pop(row))
+    return pa.StructArray.from_arrays([rows, state], names=["rows", "state"])
+
+
+def rows_and_state_type(rows_type: str) -> str:
+    """The SQL return type of a rows-and-state UDF whose rows are ``rows_type`` (a ``STRUCT(...)[]``)."""
+    return f"STRUCT(rows {rows_type}, state {STATE_RETURN_TYPE})"
+
+
+def make_replay_and_state_udf(system: ReplaySystem):
+    """The UDF behind ``<system>_replay_and_state``: the replay's rows and the state after them, from one
+    run (what a build that keeps both would otherwise compute twice)."""
+
+    def replay_and_state_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
+        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
+
+        def both(row: int, elements: pa.Array):
+            prepared, computed, after = call.run(row, elements, want_state=True)
+            return computed_struct(prepared, computed, system.has_sd), after
+
+        return rows_and_state(call.matches, call.state, both, computed_arrow_type(system.has_sd))
+
+    replay_and_state_udf.__name__ = udf_name(system, "replay_and_state")
+    return replay_and_state_udf
+
+
 def make_check_udf(system: ReplaySystem):
     """The UDF behind ``<system>_resume_check``: why the saved state cannot be continued with these
     matches (NULL when it can), without running the replay."""
@@ -254,16 +291,24 @@ WITH packed AS (
     return head, udf_args
 
 
-def macro_sql(system: ReplaySystem) -> str:
-    """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := NULL, state := NULL) AS TABLE ...``."""
+def macro_sql(system: ReplaySystem, with_state: bool = False) -> str:
+    """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := NULL, state := NULL) AS TABLE ...``; with
+    ``with_state``, ``<system>_replay_and_state(...)``: the same rows plus a ``duckrate_state`` column that
+    holds the state table's rows, one per row from the first (NULL on the rest, and on rows that only carry
+    state, whose replay columns are NULL), from one run of the system."""
     renamed = {"league": "z.league_name AS league", "player_a": "z.player_a_name AS player_a",
                "player_b": "z.player_b_name AS player_b"}
     if not system.has_sd:
         renamed.update({name: f"NULL::DOUBLE AS {name}" for name in SD_COLUMNS})
     outputs = ", ".join(renamed.get(name, f"z.{name}") for name in OUTPUT_COLUMNS)
-    head, udf_args = _macro_head(system, f"{system.name}_replay")
+    head, udf_args = _macro_head(system, f"{system.name}_replay" + ("_and_state" if with_state else ""))
     # The table is scanned by each consumer rather than through a shared CTE, which DuckDB materialises.
     # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
+    if with_state:
+        return f"""{head}, zipped AS ({zipped_with_state('packed.passthrough', udf_name(system, 'replay_and_state'), udf_args)})
+SELECT {outputs}, z.duckrate_state
+FROM zipped AS z
+"""
     return f"""{head}, zipped AS (
     SELECT unnest(packed.passthrough, recursive := true),
            unnest({udf_name(system)}({udf_args}), recursive := true)
@@ -271,6 +316,16 @@ def macro_sql(system: ReplaySystem) -> str:
 )
 SELECT {outputs}
 FROM zipped AS z
+"""
+
+
+def zipped_with_state(passthrough: str, udf: str, udf_args: str) -> str:
+    """The passthrough list unnested beside the rows of a rows-and-state UDF, and its state rows as the
+    struct column ``duckrate_state`` (unnesting lists of different lengths pads the shorter with NULL)."""
+    return f"""
+    SELECT unnest(c.passthrough, recursive := true), unnest(c.computed.rows, recursive := true),
+           unnest(c.computed.state) AS duckrate_state
+    FROM (SELECT {passthrough} AS passthrough, {udf}({udf_args}) AS computed FROM packed) AS c
 """
 
 
