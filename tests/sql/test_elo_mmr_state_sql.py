@@ -16,7 +16,7 @@ from duckrate.systems._contest_state import STATE_ORDER
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
 from test_elo_mmr_state import KEY, contest_history, contest_order  # noqa: E402
-from test_replay_state_sql import assert_rows_and_state_equal  # noqa: E402
+from replay_cases import assert_rows_and_state_equal  # noqa: E402
 
 
 def load(con, name: str, frame: pl.DataFrame) -> None:

@@ -15,6 +15,7 @@ import duckrate
 from duckrate.systems import REPLAY_SYSTEMS
 
 sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
+from replay_cases import assert_rows_and_state_equal  # noqa: E402
 from test_replay_state import CASES, history, replay_in_batches  # noqa: E402
 
 BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
@@ -68,15 +69,6 @@ def test_sql_continuation_equals_full_replay(con, name, params, weights, periods
     assert bool(pending) == bool(periods or "period_length" in params)  # only rating periods stay open
     assert_rows_and_state_equal(con, f"{name}_replay_and_state('rest'{args}, state := 'saved')", rest, continued, ["league", "seq"], ORDER)
 
-
-def assert_rows_and_state_equal(con, call: str, rows: pl.DataFrame, state: pl.DataFrame, row_order, state_order) -> None:
-    """``<system>_replay_and_state`` (what the dbt materialization builds from) gives, from one run, the rows of
-    ``<system>_replay`` and, in its ``duckrate_state`` column, the table of ``<system>_state``."""
-    con.execute(f"CREATE OR REPLACE TABLE computed AS SELECT * FROM {call}")
-    both_rows = con.sql("SELECT * EXCLUDE (duckrate_state) FROM computed WHERE seq IS NOT NULL").pl()
-    both_state = con.sql("SELECT unnest(duckrate_state) FROM computed WHERE duckrate_state IS NOT NULL").pl()
-    assert_frame_equal(both_rows.sort(row_order, nulls_last=True), rows.sort(row_order, nulls_last=True), check_exact=True)
-    assert_frame_equal(both_state.sort(state_order, nulls_last=True), state, check_exact=True)
 
 
 def test_resume_check_names_the_late_match(con):

@@ -444,3 +444,16 @@ def with_value(rows, column, value, schema=None):
 def python_defaults(function):
     """The defaults of a system's Python function, by parameter name (without ``matches``)."""
     return {name: p.default for name, p in inspect.signature(function).parameters.items() if name != "matches"}
+
+
+# --------------------------------------------------------------------------------------------------
+# SQL: the rows-and-state macro the dbt materialization builds from.
+
+def assert_rows_and_state_equal(con, call: str, rows: pl.DataFrame, state: pl.DataFrame, row_order, state_order) -> None:
+    """``<system>_replay_and_state`` (what the dbt materialization builds from) gives, from one run, the rows of
+    ``<system>_replay`` and, in its ``duckrate_state`` column, the table of ``<system>_state``."""
+    con.execute(f"CREATE OR REPLACE TABLE computed AS SELECT * FROM {call}")
+    both_rows = con.sql("SELECT * EXCLUDE (duckrate_state) FROM computed WHERE seq IS NOT NULL").pl()
+    both_state = con.sql("SELECT unnest(duckrate_state) FROM computed WHERE duckrate_state IS NOT NULL").pl()
+    assert_frame_equal(both_rows.sort(row_order, nulls_last=True), rows.sort(row_order, nulls_last=True), check_exact=True)
+    assert_frame_equal(both_state.sort(state_order, nulls_last=True), state, check_exact=True)
