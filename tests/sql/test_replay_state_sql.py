@@ -70,7 +70,6 @@ def test_sql_continuation_equals_full_replay(con, name, params, weights, periods
     assert_rows_and_state_equal(con, f"{name}_replay_and_state('rest'{args}, state := 'saved')", rest, continued, ["league", "seq"], ORDER)
 
 
-
 def test_resume_check_names_the_late_match(con):
     matches = history(300, 20, 3, False, False).sort("played_at", "match_id")
     con.register("m", matches)
