@@ -1,23 +1,30 @@
 {#-
-  The materialization of the replay models: an incremental replay that continues from its saved state.
+  The materialization of the replay models: an incremental replay that continues from its saved state,
+  in chunks of bounded size.
 
   The model's SQL selects the input matches (canonical columns); config(duckrate_system='elo') names
   the system, whose parameters come from var('duckrate_params')[system]. Contest replays (Elo-MMR)
   select contest results instead and set config(duckrate_key='contest_id'): the key that says which
   input rows are already replayed (default 'match_id'); a contest's rows are then added, replaced and
-  fingerprinted together, as one key. Beside the replay table
-  <model> it keeps <model>__state (the system's state after the replayed matches, see the README's
-  "Incremental replays") and <model>__build (how many input matches were replayed, their fingerprint,
-  and how the last build went: mode 'full' or 'incremental' and why).
+  fingerprinted together, as one key. Beside the replay table <model> it keeps <model>__state (the
+  system's state after the replayed matches, see the README's "Incremental replays") and <model>__build
+  (how many input matches were replayed, their fingerprint, and how the last build went: mode 'full' or
+  'incremental' and why).
 
   A build continues from the saved state, rating only the matches not yet replayed (plus, for rating
   periods, the open period's matches, which are re-rated), unless one of these forces a full replay:
   --full-refresh; no saved state; var('duckrate_incremental') false; an already replayed match that
   changed or vanished (fingerprint); a new match older than the saved state (late arrival); other
   parameters; or a system-specific reason (e.g. Elo's decaying schedule when new players join).
-  Either way the replay table equals one replay of the whole input, and the whole build is one
-  transaction: readers see the old tables or the new ones. The rows and the state come from one run of the
-  system (<system>_replay_and_state into a temp table, then split).
+
+  Either way the matches to replay are replayed in chunks in (played_at, key) order, each continuing from
+  the state the one before left (var duckrate_chunk_size, default duckrate_default_chunk_size(): the
+  number of input rows the Python side holds at once), so memory stays bounded however long the history;
+  a chunk's open rating period is re-rated with the next chunk. Matches sharing one played_at stay in one
+  chunk. The replay table equals one replay of the whole input, bit for bit, and the whole build is one
+  transaction: readers see the old tables or the new ones. Each chunk's rows and state come from one run
+  of the system: duckrate_<system>_token computes, then duckrate_<system>_rows streams the rows into the
+  replay table and duckrate_taken_state gives the state.
 -#}
 {% materialization duckrate_replay, adapter='duckdb' %}
   {%- set system = config.require('duckrate_system') -%}
@@ -29,7 +36,6 @@
   {%- set build_relation = api.Relation.create(database=this.database, schema=this.schema, identifier=this.identifier ~ '__build', type='table') -%}
   {%- set input_view = 'duckrate_input_' ~ this.identifier -%}
   {%- set pending_table = 'duckrate_pending_' ~ this.identifier -%}
-  {%- set computed_table = 'duckrate_computed_' ~ this.identifier -%}
 
   {{ run_hooks(pre_hooks, inside_transaction=False) }}
   {{ run_hooks(pre_hooks, inside_transaction=True) }}
@@ -55,26 +61,16 @@
 
   {%- if reason is none -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' continues from its saved state', info=False) }}
+    {{ duckrate._replay_in_chunks(system, params, key, pending_table, target_relation, state_relation, false) }}
     {% call statement('main') -%}
-      create or replace temp table {{ computed_table }} as
-      select * from {{ duckrate._replay_call(system, 'replay_and_state', pending_table, params, state_relation) }};
-      delete from {{ target_relation }} where {{ key }} in (select p.{{ key }} from {{ pending_table }} as p);
-      insert into {{ target_relation }} by name
-      {{ duckrate._replay_rows_sql(computed_table) }};
-      create or replace table {{ state_relation }} as {{ duckrate._replay_state_sql(computed_table) }};
-      drop table {{ computed_table }};
       drop table {{ pending_table }};
       {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none, key) }}
     {%- endcall %}
   {%- else -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' replays the whole history: ' ~ reason, info=True) }}
+    {{ duckrate._replay_in_chunks(system, params, key, input_view, target_relation, state_relation, true) }}
     {% call statement('main') -%}
-      create or replace temp table {{ computed_table }} as
-      select * from {{ duckrate._replay_call(system, 'replay_and_state', input_view, params) }};
-      create or replace table {{ target_relation }} as {{ duckrate._replay_rows_sql(computed_table) }};
-      create or replace table {{ state_relation }} as {{ duckrate._replay_state_sql(computed_table) }};
-      drop table {{ computed_table }};
-      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'full', reason, key) }}
+      {{ duckrate._replay_build_record(none, build_relation, input_view, 'full', reason, key) }}
     {%- endcall %}
   {%- endif -%}
 

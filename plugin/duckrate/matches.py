@@ -19,6 +19,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ._numba import kernel
+from ._row_keys import codes_of_keys, key_table
 from .errors import DuckrateInputError
 
 REQUIRED_COLUMNS = ("match_id", "played_at", "player_a", "player_b", "score_a")
@@ -275,8 +276,9 @@ def _player_codes(columns: dict, table: str, n_rows: int) -> tuple[np.ndarray, n
     keys = np.asarray(lookup.field("key"), dtype=np.uint64)
     players = lookup.field("name").cast(pa.large_string())
     _check_distinct_keys(keys, players, "player")
-    code_a = codes_of_keys(np.asarray(columns["player_a"], dtype=np.uint64), keys)
-    code_b = codes_of_keys(np.asarray(columns["player_b"], dtype=np.uint64), keys)
+    slots = key_table(keys)
+    code_a = codes_of_keys(np.asarray(columns["player_a"], dtype=np.uint64), keys, slots)
+    code_b = codes_of_keys(np.asarray(columns["player_b"], dtype=np.uint64), keys, slots)
     return code_a, code_b, players
 
 
@@ -311,40 +313,6 @@ def _check_distinct_keys(keys: np.ndarray, names: pa.Array, what: str) -> None:
             f"two {what} names share one 64-bit hash ({', '.join(map(repr, clashing['name'].to_list()))}); "
             f"rename one of them (a 1-in-10^8 event at a million names)"
         )
-
-
-@kernel
-def _build_key_table(keys, size):
-    slots = np.full(size, -1, dtype=np.int64)
-    mask = np.uint64(size - 1)
-    for code in range(keys.shape[0]):
-        slot = keys[code] & mask
-        while slots[slot] != -1:
-            slot = (slot + np.uint64(1)) & mask
-        slots[slot] = code
-    return slots
-
-
-@kernel
-def _lookup_keys(values, keys, slots):
-    mask = np.uint64(slots.shape[0] - 1)
-    codes = np.empty(values.shape[0], dtype=np.int64)
-    for i in range(values.shape[0]):
-        slot = values[i] & mask
-        while True:
-            code = slots[slot]
-            if code == -1 or keys[code] == values[i]:
-                break
-            slot = (slot + np.uint64(1)) & mask
-        codes[i] = code
-    return codes
-
-
-def codes_of_keys(values: np.ndarray, keys: np.ndarray) -> np.ndarray:
-    """Position of each value in ``keys`` (distinct uint64 hash keys), -1 where absent: an open-addressing table."""
-    size = 1 << max(4, int(2 * max(len(keys), 1) - 1).bit_length())
-    slots = _build_key_table(keys, size)
-    return _lookup_keys(np.ascontiguousarray(values), keys, slots)
 
 
 def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> PreparedMatches:

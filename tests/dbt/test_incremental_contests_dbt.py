@@ -8,6 +8,7 @@ contest, a changed contest or --full-refresh replays the whole history instead.
 
 from __future__ import annotations
 
+import re
 import sys
 from pathlib import Path
 
@@ -68,8 +69,11 @@ def load(project: Path, results: pl.DataFrame) -> None:
         con.execute("CREATE OR REPLACE TABLE raw_contests AS SELECT * FROM incoming")
 
 
+LOGS: list[str] = []  # what each build printed
+
+
 def build(project: Path, *extra: str) -> tuple[str, str | None]:
-    run_dbt(project, "run", "--select", "+replay_elo_mmr", *extra)
+    LOGS.append(run_dbt(project, "run", "--select", "+replay_elo_mmr", *extra).stdout)
     with duckdb.connect(str(project / "warehouse.duckdb"), read_only=True) as con:
         return con.sql("SELECT mode, reason FROM replay_elo_mmr__build").fetchall()[0]
 
@@ -120,4 +124,19 @@ def test_batches_late_and_changed_contests(project):
     check_equals_full_replay(project)
 
     assert build(project, "--full-refresh") == ("full", "a full refresh was requested")
+    check_equals_full_replay(project)
+
+
+def test_chunked_builds_equal_one_replay(project):
+    """With ``duckrate_chunk_size`` far below the input, full and incremental builds replay whole contests in
+    many chunks and still leave one replay's rows and state."""
+    results = contest_history(45, 8)
+    chunked = ("--vars", "{duckrate_chunk_size: 40}")
+    load(project, up_to(results, 25))
+    assert build(project, "--full-refresh", *chunked) == ("full", "a full refresh was requested")
+    assert int(re.search(r"replay_elo_mmr replays in (\d+) chunks", LOGS[-1]).group(1)) >= 3
+    check_equals_full_replay(project)
+    load(project, results)
+    assert build(project, *chunked) == ("incremental", None)
+    assert int(re.search(r"replay_elo_mmr replays in (\d+) chunks", LOGS[-1]).group(1)) >= 3
     check_equals_full_replay(project)

@@ -8,6 +8,7 @@ wrong answer.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -81,9 +82,12 @@ def load(project: Path, matches: pl.DataFrame) -> None:
         con.execute("CREATE OR REPLACE TABLE raw_matches AS SELECT * FROM incoming")
 
 
+LOGS: list[str] = []  # what each build printed
+
+
 def build(project: Path, *extra: str) -> dict[str, tuple[str, str | None]]:
     models = " ".join(f"+replay_{name}" for name in SYSTEMS)
-    run_dbt(project, "run", "--select", *models.split(), *extra)
+    LOGS.append(run_dbt(project, "run", "--select", *models.split(), *extra).stdout)
     with duckdb.connect(str(project / "warehouse.duckdb"), read_only=True) as con:
         return {name: con.sql(f"SELECT mode, reason FROM replay_{name}__build").fetchall()[0] for name in SYSTEMS}
 
@@ -129,4 +133,24 @@ def test_batches_late_and_changed_matches(project):
     check_equals_full_replay(project)
 
     assert set(build(project, "--full-refresh").values()) == {("full", "a full refresh was requested")}
+    check_equals_full_replay(project)
+
+
+def chunks(log: str) -> dict[str, int]:
+    """How many chunks each replay model of a build ran in, from dbt's log."""
+    return {name: int(count) for name, count in re.findall(r"duckrate: replay_(\w+) replays in (\d+) chunk", log)}
+
+
+def test_chunked_builds_equal_one_replay(project):
+    """With ``duckrate_chunk_size`` far below the input, a full build and an incremental one replay in many
+    chunks (open rating periods re-rated across chunk ends) and still leave one replay's rows and state."""
+    matches = all_matches(seed=5)
+    chunked = ("--vars", "{duckrate_chunk_size: 97}")
+    load(project, matches[:500])
+    assert set(build(project, "--full-refresh", *chunked).values()) == {("full", "a full refresh was requested")}
+    assert chunks(LOGS[-1]) == {name: 6 for name in SYSTEMS}  # 500 rows, 97 at most per chunk
+    check_equals_full_replay(project)
+    load(project, matches)
+    assert set(build(project, *chunked).values()) == {("incremental", None)}
+    assert all(count >= 5 for count in chunks(LOGS[-1]).values()), LOGS[-1][-3000:]  # 400 new rows, and open periods
     check_equals_full_replay(project)

@@ -49,3 +49,9 @@ def map_list_rows(lists: pa.Array, compute_row: Callable[[int, pa.Array], pa.Str
     else:
         flat = outputs[0] if len(outputs) == 1 else pa.concat_arrays(outputs)
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32() if offsets[-1] < 2**31 else pa.int64()), flat)
+
+
+def lists_of(parts: list, offsets: list[int], element_type: pa.DataType) -> pa.ListArray:
+    """One list per query row from the concatenated ``parts`` and the rows' ``offsets`` into them."""
+    flat = pa.concat_arrays(parts) if parts else pa.array([], element_type)
+    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32() if offsets[-1] < 2**31 else pa.int64()), flat)

@@ -1,55 +1,63 @@
-"""The Arrow UDFs and TEMP table macros over contest results: ``elo_mmr_replay``, ``elo_mmr_state`` and
+"""The compute UDF and TEMP table macros over contest results: ``elo_mmr_replay``, ``elo_mmr_state`` and
 ``elo_mmr_resume_check`` (saved state, as for the two-player replays), and the contest marts
 ``contest_leaderboard`` and ``contest_metrics``.
 
-Same pattern as :mod:`.replay_udf` and :mod:`.evaluation_udf` (shared/DUCKDB-NOTES.md): the macro packs
-the table into one ``LIST(STRUCT)``, the UDF computes, and the macro unnests the UDF's list beside the
-packed one, so ``contest_id``, ``played_at``, ``player`` and ``league`` come back with their own types
-while only the computed columns travel back from Python. The UDF checks nothing about order: it returns
-its rows in the packed list's own order.
+Same bridge as :mod:`.replay_udf` (see :mod:`.bridge`): the macro packs the results into one
+``LIST(STRUCT)`` with each row's key ``hash(league, contest_id, player)``, the compute UDF replays and keeps
+the computed columns under a token, and the macro scans the table again, fetching each row's computed
+columns while the scan supplies ``league``, ``contest_id``, ``played_at``, ``player`` and ``rank`` in their
+own types.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 from ..evaluation import contests as contest_evaluation
 from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, elo_mmr_resume_problem, replay_elo_mmr
-from ._lists import map_list_rows, struct_columns, whole
+from ._lists import whole
+from .bridge import KEY_FIELD, collected_ctes
 from .evaluation_udf import Mart, _count, _number
 from .replay_udf import (
-    EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIOR_FIELDS, packed_columns, packed_state_cte, resume_reasons, rows_and_state,
-    state_lists, zipped_with_state,
+    EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIORS_SOURCE, STATE_SOURCE, TAKE_STATE_UDF, collected_columns, compute_tokens,
+    resume_reasons,
 )
 
-REPLAY_UDF = "duckrate_elo_mmr_udf"
-STATE_UDF = "duckrate_elo_mmr_state_udf"
+COMPUTE_UDF = "duckrate_elo_mmr_compute_udf"
 CHECK_UDF = "duckrate_elo_mmr_check_udf"
-REPLAY_AND_STATE_UDF = "duckrate_elo_mmr_replay_and_state_udf"
+FETCH_UDF = "duckrate_fetch_contest"
 RESULT_FIELDS = ("contest_id", "played_at", "player", "rank", "league", "weight")
+ROW_KEY = "hash(s.league, s.contest_id, s.player)"  # a result's key in the packed list and in the fetch
 OPTIONAL_RESULT_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight WHERE false"
 # A required column the table lacks arrives untyped NULL (see replay_udf.MISSING_MATCH_COLUMNS): reported as missing.
 MISSING_RESULT_COLUMNS = "SELECT NULL AS contest_id, NULL AS played_at, NULL AS player, NULL AS rank WHERE false"
-_COMPUTED_TYPE = pa.struct([(name, pa.int64() if name in ("n_players", "seq") else pa.float64()) for name in COMPUTED_COLUMNS])
-
-
-def replay_return_type() -> str:
-    return "STRUCT(" + ", ".join(f"{f.name} {'BIGINT' if f.type == pa.int64() else 'DOUBLE'}" for f in _COMPUTED_TYPE) + ")[]"
+RESULT_SOURCE = (f"(({OPTIONAL_RESULT_COLUMNS}) UNION ALL BY NAME ({MISSING_RESULT_COLUMNS}) "
+                 "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
+FETCH_TYPE = pa.struct([(name, pa.int64() if name in ("n_players", "seq") else pa.float64()) for name in COMPUTED_COLUMNS])
 
 
 class _ContestCall:
-    """The arguments of one contest UDF call, ``(results, priors, state, table name, parameters...)``,
-    each a one-element-per-query-row Arrow array."""
+    """The arguments of one contest compute or check call, ``(token, n_input, n_state, n_priors, table name,
+    want, parameters...)``, each a one-element-per-query-row array (see :class:`.replay_udf._Call`)."""
 
-    def __init__(self, results, priors, state, table_name, parameters):
-        self.results, self.priors, self.state, self.table_name = whole(results), whole(priors), whole(state), whole(table_name)
+    def __init__(self, token, n_input, n_state, n_priors, table_name, want, parameters):
+        self.token, self.n_input, self.n_state, self.n_priors = (
+            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors))
+        self.table_name, self.want = whole(table_name), whole(want)
         self.parameters = [whole(column) for column in parameters]
 
-    def columns(self, elements: pa.Array) -> dict[str, pa.Array]:
-        columns = struct_columns(elements)
-        if columns["league"].null_count == len(elements):
+    def __len__(self) -> int:
+        return len(self.token)
+
+    def inputs(self, row: int):
+        token = int(self.token[row])
+        columns, starts = collected_columns(token, "input", int(self.n_input[row]))
+        state, _ = collected_columns(token, "state", int(self.n_state[row]))
+        priors, _ = collected_columns(token, "priors", int(self.n_priors[row]))
+        if columns is not None and columns["league"].null_count == len(columns["league"]):
             del columns["league"]
-        return columns
+        return columns, starts, state, priors
 
     def values(self, row: int) -> dict:
         return {p.name: column[row].as_py() for p, column in zip(ELO_MMR.parameters, self.parameters)}
@@ -57,128 +65,117 @@ class _ContestCall:
     def table(self, row: int) -> str:
         return f"table {self.table_name[row].as_py()!r}"
 
-    def run(self, row: int, elements: pa.Array, want_state: bool):
-        return replay_elo_mmr(self.columns(elements), packed_columns(self.priors, row), self.values(row),
-                              table=self.table(row), state=packed_columns(self.state, row), want_state=want_state)
 
+def make_compute_udf():
+    """``(token, n_input, n_state, n_priors, table name, want, parameters...) -> token`` (see
+    :func:`.replay_udf.compute_tokens`)."""
 
-def _computed_struct(computed: dict) -> pa.StructArray:
-    return pa.StructArray.from_arrays([pa.array(computed[name]) for name in COMPUTED_COLUMNS], names=list(COMPUTED_COLUMNS))
+    def elo_mmr_compute_udf(token, n_input, n_state, n_priors, table_name, want, *parameters):
+        call = _ContestCall(token, n_input, n_state, n_priors, table_name, want, parameters)
 
+        def run(row: int, columns, state, priors, want_state: bool):
+            _, computed, after = replay_elo_mmr(columns, priors, call.values(row), table=call.table(row), state=state,
+                                                want_state=want_state)
+            return computed, after
 
-def make_replay_udf():
-    """``(packed results, packed priors, packed state, table name, parameters...) -> list of computed rows``."""
+        return compute_tokens(call, run, COMPUTED_COLUMNS, "contest result")
 
-    def elo_mmr_udf(results, priors, state, table_name, *parameters):
-        call = _ContestCall(results, priors, state, table_name, parameters)
-        return map_list_rows(call.results, lambda row, elements: _computed_struct(call.run(row, elements, want_state=False)[1]),
-                             _COMPUTED_TYPE)
-
-    elo_mmr_udf.__name__ = REPLAY_UDF
-    return elo_mmr_udf
-
-
-def make_replay_and_state_udf():
-    """The UDF behind ``elo_mmr_replay_and_state``: the rows and the state after them, from one run."""
-
-    def elo_mmr_replay_and_state_udf(results, priors, state, table_name, *parameters):
-        call = _ContestCall(results, priors, state, table_name, parameters)
-
-        def both(row: int, elements: pa.Array):
-            _, computed, after = call.run(row, elements, want_state=True)
-            return _computed_struct(computed), after
-
-        return rows_and_state(call.results, call.state, both, _COMPUTED_TYPE)
-
-    elo_mmr_replay_and_state_udf.__name__ = REPLAY_AND_STATE_UDF
-    return elo_mmr_replay_and_state_udf
-
-
-def make_state_udf():
-    """The UDF behind ``elo_mmr_state``: the state table after the contests (the saved state unchanged
-    when there are none)."""
-
-    def elo_mmr_state_udf(results, priors, state, table_name, *parameters):
-        call = _ContestCall(results, priors, state, table_name, parameters)
-        return state_lists(call.results, call.state, lambda row, elements: call.run(row, elements, want_state=True)[2])
-
-    elo_mmr_state_udf.__name__ = STATE_UDF
-    return elo_mmr_state_udf
+    elo_mmr_compute_udf.__name__ = COMPUTE_UDF
+    return elo_mmr_compute_udf
 
 
 def make_check_udf():
     """The UDF behind ``elo_mmr_resume_check``: why the saved state cannot be continued with these
     contests (NULL when it can), without replaying them."""
 
-    def elo_mmr_check_udf(results, priors, state, table_name, *parameters):
-        call = _ContestCall(results, priors, state, table_name, parameters)
-        return resume_reasons(call.results, call.state, lambda row, elements, saved: elo_mmr_resume_problem(
-            call.columns(elements), call.values(row), saved, table=call.table(row)))
+    def elo_mmr_check_udf(token, n_input, n_state, n_priors, table_name, want, *parameters):
+        call = _ContestCall(token, n_input, n_state, n_priors, table_name, want, parameters)
+        return resume_reasons(call, lambda row, columns, state: elo_mmr_resume_problem(
+            columns, call.values(row), state, table=call.table(row)))
 
     elo_mmr_check_udf.__name__ = CHECK_UDF
     return elo_mmr_check_udf
 
 
-def _macro_head(name: str) -> tuple[str, str]:
-    """``CREATE ... MACRO name(tbl, <params>, priors, state) AS TABLE WITH packed, packed_priors,
-    packed_state`` and the UDF arguments (the common part of the three Elo-MMR macros)."""
+def _macro(name: str, extra: str = "") -> tuple[str, str]:
+    """``CREATE ... MACRO name(tbl, <params>, priors, state[, extra]) AS TABLE WITH <collected results,
+    state and priors>`` and the compute UDF's arguments (``{want}`` left to fill in)."""
     params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in ELO_MMR.parameters)
     args = ", ".join(p.name for p in ELO_MMR.parameters)
-    fields = ", ".join(f"{name} := r.{name}" for name in RESULT_FIELDS)
-    prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
+    fields = ", ".join(f"s.{name}" for name in RESULT_FIELDS)
+    parts = {"input": f"(SELECT {fields}, {ROW_KEY} AS {KEY_FIELD} FROM {RESULT_SOURCE} AS s)",
+             "state": STATE_SOURCE, "priors": PRIORS_SOURCE}
     head = f"""
-CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}') AS TABLE
-WITH packed AS (
-    SELECT list(struct_pack({fields})) AS results
-    FROM (({OPTIONAL_RESULT_COLUMNS}) UNION ALL BY NAME ({MISSING_RESULT_COLUMNS})
-          UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS r
-), packed_priors AS (
-    SELECT list(struct_pack({prior_fields})) AS prior_list
-    FROM ((FROM {EMPTY_PRIORS_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p
-), {packed_state_cte()}"""
-    udf_args = f"""packed.results, (SELECT pp.prior_list FROM packed_priors AS pp),
-                  (SELECT ps.state_list FROM packed_state AS ps), tbl, {args}"""
+CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}'{extra}) AS TABLE
+WITH {collected_ctes(parts)}"""
+    udf_args = f"k.t, c.n_input, c.n_state, c.n_priors, tbl, {{want}}, {args}"
     return head, udf_args
+
+
+def _computed_cte(udf_args: str, want: str) -> str:
+    return f"""duckrate_computed AS MATERIALIZED (
+    SELECT {COMPUTE_UDF}({udf_args.format(want=want)}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+)"""
+
+
+def rows_select(source: str, tokens: str) -> str:
+    """The replay rows of the results in ``source`` from the token in ``tokens`` (see
+    :func:`.replay_udf.rows_select`)."""
+    passthrough = ("league", "contest_id", "played_at", "player", "rank")
+    outputs = ", ".join(f"z.{name}" if name in passthrough else f"z.f.{name} AS {name}" for name in OUTPUT_COLUMNS)
+    return f"""SELECT {outputs}
+FROM (SELECT {", ".join(f"s.{name}" for name in passthrough)}, {FETCH_UDF}(t.token, {ROW_KEY}) AS f
+      FROM {source} AS s CROSS JOIN {tokens} AS t) AS z"""
 
 
 def replay_macro_sql(with_state: bool = False) -> str:
     """``CREATE TEMP MACRO elo_mmr_replay(tbl, <params>, priors := ..., state := ...) AS TABLE ...``; with
     ``with_state``, ``elo_mmr_replay_and_state`` (the rows plus ``duckrate_state``, see
     :func:`.replay_udf.macro_sql`)."""
-    outputs = ", ".join(f"z.{name}" for name in OUTPUT_COLUMNS)
-    head, udf_args = _macro_head("elo_mmr_replay" + ("_and_state" if with_state else ""))
-    if with_state:
-        return f"""{head}, zipped AS ({zipped_with_state('packed.results', REPLAY_AND_STATE_UDF, udf_args)})
-SELECT {outputs}, z.duckrate_state
-FROM zipped AS z
+    head, udf_args = _macro("elo_mmr_replay" + ("_and_state" if with_state else ""))
+    rows = rows_select(RESULT_SOURCE, "duckrate_computed")
+    if not with_state:
+        computed = _computed_cte(udf_args, "'rows'")
+        return f"{head}, {computed}\n{rows}\n"
+    return f"""{head}, {_computed_cte(udf_args, "'rows_and_state'")}
+({rows})
+UNION ALL BY NAME
+(SELECT unnest({TAKE_STATE_UDF}(c.token)) AS duckrate_state FROM duckrate_computed AS c)
 """
-    return f"""{head}, zipped AS (
-    SELECT unnest(packed.results, recursive := true),
-           unnest({REPLAY_UDF}({udf_args}), recursive := true)
-    FROM packed
-)
-SELECT {outputs}
-FROM zipped AS z
+
+
+def token_macro_sql() -> str:
+    """``duckrate_elo_mmr_token(tbl, <params>, priors, state, want := 'rows_and_state')`` (see
+    :func:`.replay_udf.token_macro_sql`)."""
+    head, udf_args = _macro("duckrate_elo_mmr_token", extra=", want := 'rows_and_state'")
+    return f"""{head}
+SELECT {COMPUTE_UDF}({udf_args.format(want='want')}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+"""
+
+
+def rows_macro_sql() -> str:
+    """``duckrate_elo_mmr_rows(tbl, tokens)``: the replay rows of ``tbl`` from the token in ``tokens``."""
+    return f"""
+CREATE OR REPLACE TEMP MACRO duckrate_elo_mmr_rows(tbl, tokens) AS TABLE
+{rows_select(RESULT_SOURCE, "query_table(tokens)")}
 """
 
 
 def state_macro_sql() -> str:
     """``elo_mmr_state(tbl, <params>, priors, state)``: the state table after the contests of ``tbl``,
     continuing ``state`` when given (see systems/_contest_state.py)."""
-    head, udf_args = _macro_head("elo_mmr_state")
-    return f"""{head}
-SELECT unnest({STATE_UDF}({udf_args}), recursive := true)
-FROM packed
+    head, udf_args = _macro("elo_mmr_state")
+    return f"""{head}, {_computed_cte(udf_args, "'state'")}
+SELECT unnest({TAKE_STATE_UDF}(c.token), recursive := true) FROM duckrate_computed AS c
 """
 
 
 def check_macro_sql() -> str:
     """``elo_mmr_resume_check(tbl, <params>, priors, state)``: one row, ``reason`` why ``state`` cannot be
     continued with the contests of ``tbl`` (NULL when it can)."""
-    head, udf_args = _macro_head("elo_mmr_resume_check")
+    head, udf_args = _macro("elo_mmr_resume_check")
     return f"""{head}
-SELECT {CHECK_UDF}({udf_args}) AS reason
-FROM packed
+SELECT {CHECK_UDF}({udf_args.format(want="'rows'")}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
 """
 
 

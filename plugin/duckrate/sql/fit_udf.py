@@ -8,11 +8,13 @@ one row per (league, player); the macro unnests it. No maths here.
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
 
 from ..fits.bradley_terry import BT_FIT, OUTPUT_SCHEMA, fit_columns
-from ._lists import list_values, map_list_rows, struct_columns, whole
-from .replay_udf import EMPTY_PRIORS_VIEW, names_and_priors_ctes, packed_matches_sql
+from ._lists import list_values, lists_of, whole
+from .bridge import collected_ctes
+from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, collected_columns, names_ctes, packed_matches_sql
 
 UDF_NAME = "duckrate_bt_fit_udf"
 # (name, SQL default) in the UDF's argument order; priors is the macro's table argument.
@@ -27,32 +29,31 @@ assert {name for name, _ in PARAMETERS} == {p.name for p in BT_FIT.parameters} |
 
 
 def make_udf():
-    """``(matches, player names, league names, priors, table name, parameters...) -> list of fit rows``."""
+    """``(token, n_input, n_priors, player names, league names, table name, parameters...) -> list of fit
+    rows``: the matches and priors were collected under the token (see :mod:`.bridge`)."""
     names = [name for name, _ in PARAMETERS]
     element_type = pa.struct(list(OUTPUT_SCHEMA))
 
-    def bt_fit_udf(matches, player_names, league_names, priors, table_name, *parameters):
-        matches, player_names, league_names = whole(matches), whole(player_names), whole(league_names)
-        priors, table_name = whole(priors), whole(table_name)
+    def bt_fit_udf(token, n_input, n_priors, player_names, league_names, table_name, *parameters):
+        tokens, n_inputs, n_priors = (np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors))
+        player_names, league_names, table_name = whole(player_names), whole(league_names), whole(table_name)
         parameters = [whole(column) for column in parameters]
-
-        def fit_row(row: int, elements: pa.Array) -> pa.StructArray:
-            columns = struct_columns(elements)
+        results, offsets = [], [0]
+        for row in range(len(tokens)):
+            columns, _ = collected_columns(int(tokens[row]), "input", int(n_inputs[row]))
+            priors, _ = collected_columns(int(tokens[row]), "priors", int(n_priors[row]))
+            if columns is None:
+                offsets.append(offsets[-1])
+                continue
             columns["player_names"] = list_values(player_names, row)
             leagues = list_values(league_names, row)
             if leagues is not None:
                 columns["league_names"] = leagues
-            prior_elements = list_values(priors, row)
             values = {name: column[row].as_py() for name, column in zip(names, parameters)}
-            result = fit_columns(
-                columns,
-                struct_columns(prior_elements) if prior_elements is not None and len(prior_elements) else None,
-                values,
-                table=f"table {table_name[row].as_py()!r}",
-            )
-            return result.to_struct_array().combine_chunks() if result.num_rows else pa.array([], element_type)
-
-        return map_list_rows(matches, fit_row, element_type)
+            result = fit_columns(columns, priors, values, table=f"table {table_name[row].as_py()!r}")
+            results.append(result.to_struct_array().combine_chunks() if result.num_rows else pa.array([], element_type))
+            offsets.append(offsets[-1] + len(results[-1]))
+        return lists_of(results, offsets, element_type)
 
     bt_fit_udf.__name__ = UDF_NAME
     return bt_fit_udf
@@ -62,14 +63,11 @@ def macro_sql() -> str:
     """``CREATE TEMP MACRO bt_fit(tbl, <params>, priors := <empty view>) AS TABLE ...``."""
     params = ", ".join(f"{name} := {default}" for name, default in PARAMETERS)
     args = ", ".join(name for name, _ in PARAMETERS)
+    parts = {"input": packed_matches_sql(key=None), "priors": PRIORS_SOURCE}
     return f"""
 CREATE OR REPLACE TEMP MACRO bt_fit(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
-WITH packed AS (
-    SELECT list(m) AS match_list
-    FROM {packed_matches_sql()} AS m
-), {names_and_priors_ctes()}
-SELECT unnest({UDF_NAME}(packed.match_list, (SELECT pn.names FROM player_names AS pn),
-              (SELECT ln.names FROM league_names AS ln), (SELECT pp.prior_list FROM packed_priors AS pp),
-              tbl, {args}), recursive := true)
-FROM packed
+WITH {collected_ctes(parts)}, {names_ctes()}
+SELECT unnest({UDF_NAME}(k.t, c.n_input, c.n_priors, (SELECT pn.names FROM player_names AS pn),
+              (SELECT ln.names FROM league_names AS ln), tbl, {args}), recursive := true)
+FROM duckrate_token AS k, duckrate_collected AS c
 """

@@ -3,12 +3,14 @@ run by :func:`duckrate.fits.bt_lr_test.lr_test_columns`, one row per (league, te
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
 from ..fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
-from ._lists import map_list_rows, struct_columns, whole
-from .replay_udf import MISSING_MATCH_COLUMNS, OPTIONAL_MATCH_COLUMNS
+from ._lists import lists_of, whole
+from .bridge import collected_ctes
+from .replay_udf import MATCH_SOURCE, collected_columns
 
 UDF_NAME = "duckrate_bt_lr_test_udf"
 FIELDS = ("match_id", "played_at", "player_a", "player_b", "score_a", "league", "weight")
@@ -19,19 +21,25 @@ _ELEMENT = pa.struct([(name, _ARROW_TYPES[kind]) for name, kind in OUTPUT_SCHEMA
 
 
 def make_udf():
-    """``(packed matches, table name, parameters...) -> list of test rows``."""
+    """``(token, n_input, table name, parameters...) -> list of test rows``: the matches were collected under
+    the token (see :mod:`.bridge`)."""
     names = [p.name for p in PARAMETERS]
 
-    def lr_test_udf(matches, table_name, *parameters):
-        matches, table_name = whole(matches), whole(table_name)
+    def lr_test_udf(token, n_input, table_name, *parameters):
+        tokens, n_inputs = (np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input))
+        table_name = whole(table_name)
         parameters = [whole(column) for column in parameters]
-
-        def test_row(row: int, elements: pa.Array) -> pa.StructArray:
+        results, offsets = [], [0]
+        for row in range(len(tokens)):
+            columns, _ = collected_columns(int(tokens[row]), "input", int(n_inputs[row]))
+            if columns is None:
+                offsets.append(offsets[-1])
+                continue
             values = {name: column[row].as_py() for name, column in zip(names, parameters)}
-            result = lr_test_columns(struct_columns(elements), values, table=f"table {table_name[row].as_py()!r}")
-            return result.to_arrow().cast(pa.schema(_ELEMENT)).to_struct_array().combine_chunks()
-
-        return map_list_rows(matches, test_row, _ELEMENT)
+            result = lr_test_columns(columns, values, table=f"table {table_name[row].as_py()!r}")
+            results.append(result.to_arrow().cast(pa.schema(_ELEMENT)).to_struct_array().combine_chunks())
+            offsets.append(offsets[-1] + len(results[-1]))
+        return lists_of(results, offsets, _ELEMENT)
 
     lr_test_udf.__name__ = UDF_NAME
     return lr_test_udf
@@ -41,11 +49,10 @@ def macro_sql() -> str:
     """``CREATE TEMP MACRO bt_lr_test(tbl, seed := 0, ...) AS TABLE ...``."""
     params = ", ".join(f"{p.name} := {p.default!r}" for p in PARAMETERS)
     args = ", ".join(p.name for p in PARAMETERS)
-    fields = ", ".join(f"{name} := m.{name}" for name in FIELDS)
-    source = (f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME ({MISSING_MATCH_COLUMNS}) "
-              "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
+    fields = ", ".join(f"m.{name}" for name in FIELDS)
+    parts = {"input": f"(SELECT {fields} FROM {MATCH_SOURCE} AS m)"}
     return f"""
 CREATE OR REPLACE TEMP MACRO bt_lr_test(tbl, {params}) AS TABLE
-WITH packed AS (SELECT list(struct_pack({fields})) AS match_list FROM {source} AS m)
-SELECT unnest({UDF_NAME}(packed.match_list, tbl, {args}), recursive := true) FROM packed
+WITH {collected_ctes(parts)}
+SELECT unnest({UDF_NAME}(k.t, c.n_input, tbl, {args}), recursive := true) FROM duckrate_token AS k, duckrate_collected AS c
 """

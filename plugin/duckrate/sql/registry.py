@@ -7,55 +7,66 @@ priors view live per cursor, so :func:`register_macros` runs for every cursor (d
 
 from __future__ import annotations
 
+from typing import Callable
+
 import duckdb
+import pyarrow as pa
 
 from ..systems import REPLAY_SYSTEMS
-from . import contest_udf, evaluation_udf, fit_udf, lr_test_udf, replay_udf
+from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
 
 
-def _function_exists(con: duckdb.DuckDBPyConnection, name: str) -> bool:
-    return bool(con.execute("SELECT count(*) FROM duckdb_functions() WHERE function_name = ?", [name]).fetchall()[0][0])
+def _existing_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
+    return {row[0] for row in con.execute("SELECT DISTINCT function_name FROM duckdb_functions()").fetchall()}
+
+
+def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
+    """Every UDF as (name, factory, SQL return type)."""
+    udfs = [(bridge.NEW_TOKEN_UDF, lambda: bridge.new_token_udf, "BIGINT"), (bridge.COLLECT_UDF, lambda: bridge.collect_udf, "BOOLEAN")]
+    udfs += [
+        (replay_udf.fetch_udf_name(has_sd), lambda has_sd=has_sd: bridge.make_fetch_udf(replay_udf.fetch_udf_name(has_sd), replay_udf.fetch_type(has_sd)),
+         _struct_sql(replay_udf.fetch_type(has_sd)))
+        for has_sd in (True, False)
+    ]
+    udfs.append((contest_udf.FETCH_UDF, lambda: bridge.make_fetch_udf(contest_udf.FETCH_UDF, contest_udf.FETCH_TYPE),
+                 _struct_sql(contest_udf.FETCH_TYPE)))
+    udfs.append((replay_udf.TAKE_STATE_UDF, lambda: bridge.make_take_state_udf(replay_udf.STATE_ARROW, replay_udf.state_struct),
+                 replay_udf.STATE_RETURN_TYPE))
+    for system in REPLAY_SYSTEMS:
+        udfs.append((replay_udf.udf_name(system, "compute"), lambda system=system: replay_udf.make_compute_udf(system), "BIGINT"))
+        udfs.append((replay_udf.udf_name(system, "check"), lambda system=system: replay_udf.make_check_udf(system), "VARCHAR"))
+    for mart in evaluation_udf.MARTS + contest_udf.MARTS:
+        udfs.append((mart.udf_name, lambda mart=mart: evaluation_udf.make_udf(mart), mart.return_type))
+    udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
+    udfs.append((contest_udf.COMPUTE_UDF, contest_udf.make_compute_udf, "BIGINT"))
+    udfs.append((contest_udf.CHECK_UDF, contest_udf.make_check_udf, "VARCHAR"))
+    udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
+    return udfs
+
+
+def _struct_sql(struct: pa.StructType) -> str:
+    sql_types = {pa.int64(): "BIGINT", pa.float64(): "DOUBLE", pa.string(): "VARCHAR"}
+    return "STRUCT(" + ", ".join(f"{f.name} {sql_types[f.type]}" for f in struct) + ")"
 
 
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:
     """Register every UDF not yet on ``con`` (call on the parent connection, never a short-lived cursor)."""
-    for system in REPLAY_SYSTEMS:
-        if not _function_exists(con, replay_udf.udf_name(system)):
-            _create(con, replay_udf.udf_name(system), replay_udf.make_udf(system), replay_udf.return_type(system))
-        if not _function_exists(con, replay_udf.udf_name(system, "state")):
-            _create(con, replay_udf.udf_name(system, "state"), replay_udf.make_state_udf(system), replay_udf.STATE_RETURN_TYPE)
-            _create(con, replay_udf.udf_name(system, "check"), replay_udf.make_check_udf(system), "VARCHAR")
-        if not _function_exists(con, replay_udf.udf_name(system, "replay_and_state")):
-            _create(con, replay_udf.udf_name(system, "replay_and_state"), replay_udf.make_replay_and_state_udf(system),
-                    replay_udf.rows_and_state_type(replay_udf.return_type(system)))
-    for mart in evaluation_udf.MARTS:
-        if not _function_exists(con, mart.udf_name):
-            _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
-    if not _function_exists(con, lr_test_udf.UDF_NAME):
-        _create(con, lr_test_udf.UDF_NAME, lr_test_udf.make_udf(), lr_test_udf.RETURN_TYPE)
-    if not _function_exists(con, contest_udf.REPLAY_UDF):
-        _create(con, contest_udf.REPLAY_UDF, contest_udf.make_replay_udf(), contest_udf.replay_return_type())
-    if not _function_exists(con, contest_udf.STATE_UDF):
-        _create(con, contest_udf.STATE_UDF, contest_udf.make_state_udf(), replay_udf.STATE_RETURN_TYPE)
-        _create(con, contest_udf.CHECK_UDF, contest_udf.make_check_udf(), "VARCHAR")
-    if not _function_exists(con, contest_udf.REPLAY_AND_STATE_UDF):
-        _create(con, contest_udf.REPLAY_AND_STATE_UDF, contest_udf.make_replay_and_state_udf(),
-                replay_udf.rows_and_state_type(contest_udf.replay_return_type()))
-    for mart in contest_udf.MARTS:
-        if not _function_exists(con, mart.udf_name):
-            _create(con, mart.udf_name, evaluation_udf.make_udf(mart), mart.return_type)
-    if not _function_exists(con, fit_udf.UDF_NAME):
-        _create(con, fit_udf.UDF_NAME, fit_udf.make_udf(), fit_udf.RETURN_TYPE)
+    existing = _existing_functions(con)
+    for name, factory, return_type in _udfs():
+        if name not in existing:
+            _create(con, name, factory(), return_type)
 
 
 def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) -> None:
     # parameters=None accepts any argument types; "special" null handling hands NULL arguments to Python
-    # (the default would skip the call and return NULL whenever a parameter is NULL).
+    # (the default would skip the call and return NULL whenever a parameter is NULL). The bridge's UDFs
+    # (compute, fetch, take the state) hand results over once: marked volatile, DuckDB never evaluates one
+    # call twice or folds two calls into one.
     con.create_function(name, udf, parameters=None, return_type=return_type, type="arrow",
-                        null_handling="special", side_effects=False)
+                        null_handling="special", side_effects=bridge.is_bridge_udf(name))
     _REGISTERED_UDFS.append(udf)
 
 
@@ -63,11 +74,15 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or replace) the TEMP table macros on this connection or cursor."""
     con.execute(replay_udf.EMPTY_PRIORS_SQL)
     con.execute(replay_udf.EMPTY_STATE_SQL)
+    con.execute(replay_udf.TAKEN_STATE_MACRO_SQL)
+    con.execute(replay_udf.DEFAULT_CHUNK_MACRO_SQL)
     for system in REPLAY_SYSTEMS:
         con.execute(replay_udf.macro_sql(system))
         con.execute(replay_udf.macro_sql(system, with_state=True))
         con.execute(replay_udf.state_macro_sql(system))
         con.execute(replay_udf.check_macro_sql(system))
+        con.execute(replay_udf.token_macro_sql(system))
+        con.execute(replay_udf.rows_macro_sql(system))
     for mart in evaluation_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
@@ -75,6 +90,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(contest_udf.replay_macro_sql(with_state=True))
     con.execute(contest_udf.state_macro_sql())
     con.execute(contest_udf.check_macro_sql())
+    con.execute(contest_udf.token_macro_sql())
+    con.execute(contest_udf.rows_macro_sql())
     for mart in contest_udf.MARTS:
         con.execute(evaluation_udf.macro_sql(mart))
     con.execute(fit_udf.macro_sql())

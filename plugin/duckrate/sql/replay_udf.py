@@ -1,29 +1,28 @@
-"""The Arrow UDF and TEMP table macro behind each ``<system>_replay`` SQL function.
+"""The compute UDF and TEMP table macros behind each ``<system>_replay`` SQL function and its companions.
 
-Pattern (see shared/DUCKDB-NOTES.md): the macro packs the whole input table into one unordered
-``LIST(STRUCT)`` of the columns the replay needs (players and league as 64-bit hash keys, optional
-columns only when the table has them), the UDF computes the system's columns for every element *in
-the list's own order*, and the macro unnests that result beside a second, two-field list of
-``match_id`` and ``played_at`` packed by the same aggregate, so those come back with their own types
-(integer or text ids, any time type) while everything else returns from the UDF zero-copy. The UDF
-checks that both lists hold the match ids in the same order. Measured at 10M rows, this halves the
-time and cuts ~1.5 GB from the peak compared with unnesting the whole packed list beside the result.
+Through the bridge of :mod:`.bridge`: the macro packs the columns the replay needs into one unordered
+``LIST(STRUCT)`` (players and league as 64-bit hash keys, optional columns only when the table has them,
+each row's key ``hash(match_id)``), the compute UDF replays them and keeps the computed columns under a
+token, and the macro scans the table again, fetching each row's computed columns by its key while the
+scan supplies ``league``, ``match_id``, ``played_at``, the players and the score in their own types.
 """
 
 from __future__ import annotations
 
 from typing import Callable
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ._lists import list_values, map_list_rows, struct_columns, whole
+from ._lists import list_values, struct_columns, whole
+from .bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
 from ..systems._replay import (
+    COMPUTED_COLUMNS,
+    DEFAULT_CHUNK_ROWS,
     OUTPUT_COLUMNS,
     SD_COLUMNS,
     ReplaySystem,
-    computed_arrow_type,
-    computed_struct,
     resume_problem,
     run_replay,
 )
@@ -33,8 +32,8 @@ from ..systems._state import STATE_SCHEMA, state_frame
 # out, which keeps the packed list narrow); players and league travel as 64-bit hash keys.
 PACKED_COLUMNS = r"'(?i)^(match_id|played_at|score_a|weight|period)$'"
 KEYED_COLUMNS = r"'(?i)^(player_a|player_b|league)$'"
-PASSTHROUGH_FIELDS = ("match_id", "played_at")  # returned to the user with their own types
 PRIOR_FIELDS = ("player", "rating", "sd", "volatility", "league")
+ROW_KEY = "hash(s.match_id)"  # a match's key in the packed list and in the fetch (s: the source row)
 
 # Typed empty relations: UNION ALL BY NAME with them supplies optional columns the user's table lacks.
 OPTIONAL_MATCH_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight, NULL::BIGINT AS period WHERE false"
@@ -43,22 +42,36 @@ OPTIONAL_MATCH_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight
 MISSING_MATCH_COLUMNS = ("SELECT NULL AS match_id, NULL AS played_at, NULL AS player_a, NULL AS player_b, "
                          "NULL AS score_a WHERE false")
 MISSING_PASSTHROUGH_COLUMNS = "SELECT NULL AS match_id, NULL AS played_at WHERE false"
+# The rows of ``tbl`` with every canonical column (absent ones NULL): what the match macros scan for names
+# and for the rows they return (the packed list keeps only the columns ``tbl`` has, so the compute UDF can
+# name a missing one).
+MATCH_SOURCE = (f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME ({MISSING_MATCH_COLUMNS}) "
+                "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
 EMPTY_PRIORS_VIEW = "duckrate_no_priors"
 EMPTY_PRIORS_SQL = (
     f"CREATE OR REPLACE TEMP VIEW {EMPTY_PRIORS_VIEW} AS SELECT NULL::VARCHAR AS player, NULL::DOUBLE AS rating, "
     "NULL::DOUBLE AS sd, NULL::DOUBLE AS volatility, NULL::VARCHAR AS league WHERE false"
 )
+# What a compute call keeps: the replay rows, the state after them, or both (the dbt materialization).
+WANTS = ("rows", "state", "rows_and_state")
 
 
 def udf_name(system: ReplaySystem, kind: str = "") -> str:
-    """The UDF behind ``<system>_replay`` (kind ''), ``<system>_state`` ('state') or ``<system>_resume_check`` ('check')."""
+    """The UDF behind ``<system>_replay`` and its companions: kind 'compute' or 'check'."""
     return f"duckrate_{system.name}_{kind + '_' if kind else ''}udf"
 
 
-def return_type(system: ReplaySystem) -> str:
-    sql_types = {pa.int64(): "BIGINT", pa.float64(): "DOUBLE", pa.string(): "VARCHAR"}
-    fields = ", ".join(f"{f.name} {sql_types[f.type]}" for f in computed_arrow_type(system.has_sd))
-    return f"STRUCT({fields})[]"
+def fetched_fields(has_sd: bool) -> tuple[str, ...]:
+    """The computed columns a replay's fetch returns: every one, but the sd columns only where the system has them."""
+    return tuple(name for name in COMPUTED_COLUMNS if has_sd or name not in SD_COLUMNS)
+
+
+def fetch_type(has_sd: bool) -> pa.StructType:
+    return pa.struct([(name, pa.int64() if name == "seq" else pa.float64()) for name in fetched_fields(has_sd)])
+
+
+def fetch_udf_name(has_sd: bool) -> str:
+    return "duckrate_fetch_replay" + ("" if has_sd else "_nosd")
 
 
 STATE_SQL_TYPES = {
@@ -71,29 +84,54 @@ EMPTY_STATE_SQL = (
     + ", ".join(f"NULL::{STATE_SQL_TYPES[kind]} AS {name}" for name, kind in STATE_SCHEMA.items())
     + " WHERE false"
 )
-_STATE_ARROW = pa.struct([(name, pl.DataFrame(schema={name: kind}).to_arrow().schema.field(0).type) for name, kind in STATE_SCHEMA.items()])
+STATE_ARROW = pa.struct([(name, pl.DataFrame(schema={name: kind}).to_arrow().schema.field(0).type) for name, kind in STATE_SCHEMA.items()])
+TAKE_STATE_UDF = "duckrate_take_state"
+
+
+def state_struct(frame: pl.DataFrame) -> pa.StructArray:
+    """A state table (a frame of ``STATE_SCHEMA``) as one array of ``STATE_ARROW`` structs."""
+    frame = state_frame(frame)
+    if not frame.height:
+        return pa.array([], STATE_ARROW)
+    return pa.StructArray.from_arrays([whole(c) for c in frame.to_arrow().columns], fields=list(STATE_ARROW))
+
+
+def collected_columns(token: int, part: str, expected: int) -> tuple[dict[str, pa.Array] | None, np.ndarray]:
+    """The columns of a collected table (None when it has no rows) and where its chunks start."""
+    rows, starts = COLLECTOR.take(token, part, expected)
+    return (struct_columns(rows) if rows is not None else None), starts
 
 
 class _Call:
-    """The arguments of one replay UDF call, taken apart: ``(passthrough, matches, player names, league
-    names, priors, state, table name, parameters...)``, each a one-element-per-query-row Arrow array."""
+    """The arguments of one compute or check UDF call, taken apart: ``(token, n_input, n_state, n_priors,
+    player names, league names, table name, want, parameters...)``, each a one-element-per-query-row array;
+    the input, the saved state and the priors were collected under the token (see :mod:`.bridge`)."""
 
-    def __init__(self, system: ReplaySystem, passthrough, matches, player_names, league_names, priors, state, table_name, parameters):
+    def __init__(self, system: ReplaySystem, token, n_input, n_state, n_priors, player_names, league_names, table_name,
+                 want, parameters):
         self.system = system
-        self.passthrough, self.matches = whole(passthrough), whole(matches)
+        self.token, self.n_input, self.n_state, self.n_priors = (
+            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors))
         self.player_names, self.league_names = whole(player_names), whole(league_names)
-        self.priors, self.state, self.table_name = whole(priors), whole(state), whole(table_name)
+        self.table_name, self.want = whole(table_name), whole(want)
         self.parameters = [whole(column) for column in parameters]
 
-    def columns(self, row: int, elements: pa.Array) -> dict[str, pa.Array]:
-        """The match columns of query row ``row``, with the player and league name lists."""
-        columns = struct_columns(elements)
-        _check_aligned(list_values(self.passthrough, row).field("match_id"), columns.get("match_id"))
-        columns["player_names"] = list_values(self.player_names, row)
-        leagues = list_values(self.league_names, row)
-        if leagues is not None:
-            columns["league_names"] = leagues
-        return columns
+    def __len__(self) -> int:
+        return len(self.token)
+
+    def inputs(self, row: int) -> tuple[dict | None, np.ndarray, dict | None, dict | None]:
+        """The query row's collected input columns (with the name lists; None when empty), where its chunks
+        start, and its saved state and priors columns (None when empty)."""
+        token = int(self.token[row])
+        columns, starts = collected_columns(token, "input", int(self.n_input[row]))
+        state, _ = collected_columns(token, "state", int(self.n_state[row]))
+        priors, _ = collected_columns(token, "priors", int(self.n_priors[row]))
+        if columns is not None:
+            columns["player_names"] = list_values(self.player_names, row)
+            leagues = list_values(self.league_names, row)
+            if leagues is not None:
+                columns["league_names"] = leagues
+        return columns, starts, state, priors
 
     def values(self, row: int) -> dict:
         return {p.name: column[row].as_py() for p, column in zip(self.system.parameters, self.parameters)}
@@ -101,249 +139,196 @@ class _Call:
     def table(self, row: int) -> str:
         return f"table {self.table_name[row].as_py()!r}"
 
-    def run(self, row: int, elements: pa.Array, want_state: bool):
-        return run_replay(
-            self.system, self.columns(row, elements), self.packed(self.priors, row), self.values(row),
-            table=self.table(row), state=self.packed(self.state, row), want_state=want_state,
-        )
 
-    @staticmethod
-    def packed(lists, row: int):
-        return packed_columns(lists, row)
-
-
-def packed_columns(lists: pa.Array, row: int) -> dict[str, pa.Array] | None:
-    """The columns of a packed table (priors, state) of query row ``row``, or None when it is empty."""
-    elements = list_values(lists, row)
-    return struct_columns(elements) if elements is not None and len(elements) else None
-
-
-def make_udf(system: ReplaySystem):
-    """The vectorised UDF ``(passthrough, matches, player names, league names, priors, state, table name,
-    parameters...)`` returning the replay's computed columns per match."""
-
-    def replay_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
-        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
-
-        def replay_row(row: int, elements: pa.Array) -> pa.StructArray:
-            prepared, computed, _ = call.run(row, elements, want_state=False)
-            return computed_struct(prepared, computed, system.has_sd)
-
-        return map_list_rows(call.matches, replay_row, computed_arrow_type(system.has_sd))
-
-    replay_udf.__name__ = udf_name(system)
-    return replay_udf
+def compute_tokens(call, run: Callable, fields: tuple[str, ...], what: str) -> pa.Array:
+    """Run every query row of ``call`` and keep its results under its token (see :mod:`.bridge`):
+    ``run(row, columns, state, priors, want_state)`` returns the computed columns by collected row and the
+    state after them; the token keeps the ``fields`` columns with each row's key (unless only the state is
+    wanted) and the state (when wanted). An empty input keeps no rows and, as its state, the saved one."""
+    tokens = []
+    for row in range(len(call)):
+        want = call.want[row].as_py()
+        if want not in WANTS:
+            raise ValueError(f"duckrate: unknown result kind {want!r}; expected one of {', '.join(WANTS)}")
+        columns, starts, state, priors = call.inputs(row)
+        token, want_state = int(call.token[row]), want != "rows"
+        if columns is None:
+            saved = state_frame(state) if state is not None else state_frame(pl.DataFrame(schema=STATE_SCHEMA))
+            tokens.append(STORE.put(token, None, [], extra=saved if want_state else None, what=what))
+            continue
+        keys = columns.pop(KEY_FIELD).to_numpy(zero_copy_only=False) if want != "state" else None
+        columns.pop(KEY_FIELD, None)
+        computed, after = run(row, columns, state, priors, want_state)
+        kept = [computed[name] for name in fields] if keys is not None else []
+        tokens.append(STORE.put(token, keys, kept, starts, extra=after, what=what))
+    return pa.array(tokens, pa.int64())
 
 
-def make_state_udf(system: ReplaySystem):
-    """The UDF behind ``<system>_state``: the state table after the matches (the saved state unchanged
-    when there are none)."""
+def make_compute_udf(system: ReplaySystem):
+    """The vectorised UDF ``(token, n_input, n_state, n_priors, player names, league names, table name, want,
+    parameters...)`` that replays the collected matches and keeps, under the token (:mod:`.bridge`), the
+    computed columns (``want`` 'rows'), the state after the matches ('state'), or both ('rows_and_state')."""
+    fields = fetched_fields(system.has_sd)
 
-    def state_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
-        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
-        return state_lists(call.matches, call.state, lambda row, elements: call.run(row, elements, want_state=True)[2])
+    def compute_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, *parameters):
+        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, parameters)
 
-    state_udf.__name__ = udf_name(system, "state")
-    return state_udf
+        def run(row: int, columns, state, priors, want_state: bool):
+            _, computed, after = run_replay(system, columns, priors, call.values(row), table=call.table(row),
+                                            state=state, want_state=want_state)
+            return computed, after
 
+        return compute_tokens(call, run, fields, "match")
 
-def state_lists(lists: pa.Array, states: pa.Array, run: Callable[[int, pa.Array], pl.DataFrame]) -> pa.ListArray:
-    """One state table per query row, as a list of ``STATE_SCHEMA`` structs: ``run(row, elements)`` over
-    the row's input list, or the row's saved state unchanged when its list is empty."""
-    results, offsets = [], [0]
-    for row in range(len(lists)):
-        elements = list_values(lists, row)
-        if elements is None or len(elements) == 0:
-            saved = packed_columns(states, row)
-            frame = state_frame(saved) if saved is not None else state_frame(pl.DataFrame(schema=STATE_SCHEMA))
-        else:
-            frame = run(row, elements)
-        results.append(pa.StructArray.from_arrays([whole(c) for c in frame.to_arrow().columns], fields=list(_STATE_ARROW)))
-        offsets.append(offsets[-1] + frame.height)
-    flat = pa.concat_arrays(results) if results else pa.array([], _STATE_ARROW)
-    return pa.ListArray.from_arrays(pa.array(offsets, pa.int32()), flat)
-
-
-def rows_and_state(lists: pa.Array, states: pa.Array, run: Callable[[int, pa.Array], tuple[pa.StructArray, pl.DataFrame]],
-                   row_type: pa.DataType) -> pa.StructArray:
-    """Per query row, ``{rows, state}`` from one ``run(row, elements)`` that returns both: the computed rows
-    (as :func:`map_list_rows` builds them) and the state table after them (as :func:`state_lists` does)."""
-    states_after = {}
-
-    def computed_rows(row: int, elements: pa.Array) -> pa.StructArray:
-        computed, states_after[row] = run(row, elements)
-        return computed
-
-    rows = map_list_rows(lists, computed_rows, row_type)
-    state = state_lists(lists, states, lambda row, elements: states_after.pop(row))
-    return pa.StructArray.from_arrays([rows, state], names=["rows", "state"])
-
-
-def rows_and_state_type(rows_type: str) -> str:
-    """The SQL return type of a rows-and-state UDF whose rows are ``rows_type`` (a ``STRUCT(...)[]``)."""
-    return f"STRUCT(rows {rows_type}, state {STATE_RETURN_TYPE})"
-
-
-def make_replay_and_state_udf(system: ReplaySystem):
-    """The UDF behind ``<system>_replay_and_state``: the replay's rows and the state after them, from one
-    run (what a build that keeps both would otherwise compute twice)."""
-
-    def replay_and_state_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
-        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
-
-        def both(row: int, elements: pa.Array):
-            prepared, computed, after = call.run(row, elements, want_state=True)
-            return computed_struct(prepared, computed, system.has_sd), after
-
-        return rows_and_state(call.matches, call.state, both, computed_arrow_type(system.has_sd))
-
-    replay_and_state_udf.__name__ = udf_name(system, "replay_and_state")
-    return replay_and_state_udf
+    compute_udf.__name__ = udf_name(system, "compute")
+    return compute_udf
 
 
 def make_check_udf(system: ReplaySystem):
     """The UDF behind ``<system>_resume_check``: why the saved state cannot be continued with these
     matches (NULL when it can), without running the replay."""
 
-    def check_udf(passthrough, matches, player_names, league_names, priors, state, table_name, *parameters):
-        call = _Call(system, passthrough, matches, player_names, league_names, priors, state, table_name, parameters)
-        return resume_reasons(call.matches, call.state, lambda row, elements, saved: resume_problem(
-            system, call.columns(row, elements), call.values(row), saved, table=call.table(row)))
+    def check_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, *parameters):
+        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, parameters)
+        return resume_reasons(call, lambda row, columns, state: resume_problem(system, columns, call.values(row), state,
+                                                                             table=call.table(row)))
 
     check_udf.__name__ = udf_name(system, "check")
     return check_udf
 
 
-def resume_reasons(lists: pa.Array, states: pa.Array, check: Callable[[int, pa.Array, dict], str | None]) -> pa.Array:
-    """Per query row, ``check(row, elements, saved state columns)``: why the state cannot be continued
-    with the row's input list, or NULL (also when the list is empty or there is no saved state)."""
+def resume_reasons(call, check: Callable[[int, dict, dict], str | None]) -> pa.Array:
+    """Per query row, ``check(row, columns, saved state columns)``: why the state cannot be continued with
+    the row's input, or NULL (also when the input is empty or there is no saved state)."""
     reasons = []
-    for row in range(len(lists)):
-        elements = list_values(lists, row)
-        saved = packed_columns(states, row)
-        empty = elements is None or len(elements) == 0 or saved is None
-        reasons.append(None if empty else check(row, elements, saved))
+    for row in range(len(call)):
+        columns, _, state, _ = call.inputs(row)
+        if columns is not None:
+            columns.pop(KEY_FIELD, None)
+        reasons.append(None if columns is None or state is None else check(row, columns, state))
     return pa.array(reasons, pa.string())
 
 
-def _check_aligned(passed_ids, packed_ids) -> None:
-    if packed_ids is not None and pa.types.is_floating(packed_ids.type):  # NaN != NaN: compare the bits
-        bits = pa.uint64() if packed_ids.type.bit_width == 64 else pa.uint32() if packed_ids.type.bit_width == 32 else pa.uint16()
-        passed_ids, packed_ids = passed_ids.view(bits), packed_ids.view(bits)
-    if packed_ids is not None and not passed_ids.equals(packed_ids):
-        raise RuntimeError(
-            "duckrate: DuckDB packed the match list and its passthrough columns in different orders; "
-            "please report this with your DuckDB version"
-        )
-
-
-def packed_matches_sql() -> str:
-    """The rows a match macro packs: the columns the table has among ``PACKED_COLUMNS``, and players and
-    league as 64-bit hash keys (the names travel once each, in ``player_names`` / ``league_names``)."""
+def packed_matches_sql(key: str | None = ROW_KEY) -> str:
+    """The rows a match macro collects: the columns the table has among ``PACKED_COLUMNS``, players and
+    league as 64-bit hash keys (the names travel once each, in ``player_names`` / ``league_names``), and,
+    with ``key``, each row's key for the bridge's fetch as ``duckrate_key``."""
+    keyed = f", {key} AS {KEY_FIELD}" if key else ""
     return f"""(SELECT COLUMNS({PACKED_COLUMNS}),
-                 if(COLUMNS({KEYED_COLUMNS}) IS NULL, NULL, hash(COLUMNS({KEYED_COLUMNS})))
-          FROM (({MISSING_PASSTHROUGH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl))))"""
+                 if(COLUMNS({KEYED_COLUMNS}) IS NULL, NULL, hash(COLUMNS({KEYED_COLUMNS}))){keyed}
+          FROM (({MISSING_PASSTHROUGH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS s)"""
 
 
-def names_and_priors_ctes() -> str:
-    """The ``player_names``, ``league_names`` and ``packed_priors`` CTEs of a match macro over ``tbl`` and
-    ``priors`` (used by every replay and by ``bt_fit``)."""
-    source = (f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME ({MISSING_MATCH_COLUMNS}) "
-              "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
-    prior_fields = ", ".join(f"{name} := p.{name}" for name in PRIOR_FIELDS)
+def names_ctes() -> str:
+    """The ``player_names`` and ``league_names`` CTEs of a match macro over ``tbl`` (every replay, ``bt_fit``)."""
     return f"""player_names AS (
     SELECT list(struct_pack(key := hash(n.name), name := n.name::VARCHAR)) AS names
-    FROM (SELECT DISTINCT s.name FROM (SELECT m.player_a AS name FROM {source} AS m
-                                       UNION ALL SELECT m.player_b FROM {source} AS m) AS s
+    FROM (SELECT DISTINCT s.name FROM (SELECT m.player_a AS name FROM {MATCH_SOURCE} AS m
+                                       UNION ALL SELECT m.player_b FROM {MATCH_SOURCE} AS m) AS s
           WHERE s.name IS NOT NULL) AS n
 ), league_names AS (
     SELECT list(struct_pack(key := hash(n.league), name := n.league::VARCHAR)) AS names
-    FROM (SELECT DISTINCT m.league FROM {source} AS m WHERE m.league IS NOT NULL) AS n
-), packed_priors AS (
-    SELECT list(struct_pack({prior_fields})) AS prior_list
-    FROM ((FROM {EMPTY_PRIORS_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p
+    FROM (SELECT DISTINCT m.league FROM {MATCH_SOURCE} AS m WHERE m.league IS NOT NULL) AS n
 )"""
 
 
-def packed_state_cte() -> str:
-    fields = ", ".join(f"{name} := s.{name}" for name in STATE_SCHEMA)
-    return f"""packed_state AS (
-    SELECT list(struct_pack({fields})) AS state_list
-    FROM ((FROM {EMPTY_STATE_VIEW}) UNION ALL BY NAME (SELECT * FROM query_table(state))) AS s
-)"""
+# Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
+PRIORS_SOURCE = (f"(SELECT {', '.join('p.' + name for name in PRIOR_FIELDS)} FROM ((FROM {EMPTY_PRIORS_VIEW}) "
+                 "UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p)")
+STATE_SOURCE = (f"(SELECT {', '.join('s.' + name for name in STATE_SCHEMA)} FROM ((FROM {EMPTY_STATE_VIEW}) "
+                "UNION ALL BY NAME (SELECT * FROM query_table(state))) AS s)")
 
 
-def _macro_head(system: ReplaySystem, name: str) -> tuple[str, str]:
-    """The ``CREATE ... MACRO name(...) AS TABLE WITH packed ..., names, priors, state`` head and the UDF
-    arguments after the packed lists (the common part of the three macros of a system)."""
+def _macro(system: ReplaySystem, name: str, extra: str = "") -> tuple[str, str]:
+    """The ``CREATE ... MACRO name(tbl, <params>, priors, state[, extra]) AS TABLE WITH <collected input,
+    state and priors>, <names>`` head, and the compute UDF's arguments (``{want}`` left to fill in)."""
     params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in system.parameters)
     args = ", ".join(p.name for p in system.parameters)
-    passthrough = ", ".join(f"{field} := m.{field}" for field in PASSTHROUGH_FIELDS)
+    parts = {"input": packed_matches_sql(), "state": STATE_SOURCE, "priors": PRIORS_SOURCE}
     head = f"""
-CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}') AS TABLE
-WITH packed AS (
-    SELECT list(m) AS match_list, list(struct_pack({passthrough})) AS passthrough
-    FROM {packed_matches_sql()} AS m
-), {names_and_priors_ctes()}, {packed_state_cte()}"""
-    udf_args = f"""packed.passthrough, packed.match_list, (SELECT pn.names FROM player_names AS pn),
-                  (SELECT ln.names FROM league_names AS ln), (SELECT pp.prior_list FROM packed_priors AS pp),
-                  (SELECT ps.state_list FROM packed_state AS ps), tbl, {args}"""
+CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}'{extra}) AS TABLE
+WITH {collected_ctes(parts)}, {names_ctes()}"""
+    udf_args = f"""k.t, c.n_input, c.n_state, c.n_priors, (SELECT pn.names FROM player_names AS pn),
+                  (SELECT ln.names FROM league_names AS ln), tbl, {{want}}, {args}"""
     return head, udf_args
+
+
+def _computed_cte(system: ReplaySystem, udf_args: str, want: str) -> str:
+    return f"""duckrate_computed AS MATERIALIZED (
+    SELECT {udf_name(system, 'compute')}({udf_args.format(want=want)}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+)"""
+
+
+def rows_select(system: ReplaySystem, source: str, tokens: str) -> str:
+    """The replay rows of the matches in ``source`` whose results a compute call kept under the token in
+    ``tokens`` (a relation with one ``token`` column): the scan gives the input columns, the fetch the rest."""
+    renamed = {"league": "z.league::VARCHAR AS league", "player_a": "z.player_a::VARCHAR AS player_a",
+               "player_b": "z.player_b::VARCHAR AS player_b", "score_a": "z.score_a::DOUBLE AS score_a",
+               "match_id": "z.match_id", "played_at": "z.played_at"}
+    outputs = ", ".join(renamed.get(name, f"NULL::DOUBLE AS {name}" if name in SD_COLUMNS and not system.has_sd else f"z.f.{name} AS {name}")
+                        for name in OUTPUT_COLUMNS)
+    # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
+    return f"""SELECT {outputs}
+FROM (SELECT s.league, s.match_id, s.played_at, s.player_a, s.player_b, s.score_a,
+             {fetch_udf_name(system.has_sd)}(t.token, {ROW_KEY}) AS f
+      FROM {source} AS s CROSS JOIN {tokens} AS t) AS z"""
 
 
 def macro_sql(system: ReplaySystem, with_state: bool = False) -> str:
     """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := NULL, state := NULL) AS TABLE ...``; with
-    ``with_state``, ``<system>_replay_and_state(...)``: the same rows plus a ``duckrate_state`` column that
-    holds the state table's rows, one per row from the first (NULL on the rest, and on rows that only carry
-    state, whose replay columns are NULL), from one run of the system."""
-    renamed = {"league": "z.league_name AS league", "player_a": "z.player_a_name AS player_a",
-               "player_b": "z.player_b_name AS player_b"}
-    if not system.has_sd:
-        renamed.update({name: f"NULL::DOUBLE AS {name}" for name in SD_COLUMNS})
-    outputs = ", ".join(renamed.get(name, f"z.{name}") for name in OUTPUT_COLUMNS)
-    head, udf_args = _macro_head(system, f"{system.name}_replay" + ("_and_state" if with_state else ""))
-    # The table is scanned by each consumer rather than through a shared CTE, which DuckDB materialises.
-    # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
-    if with_state:
-        return f"""{head}, zipped AS ({zipped_with_state('packed.passthrough', udf_name(system, 'replay_and_state'), udf_args)})
-SELECT {outputs}, z.duckrate_state
-FROM zipped AS z
-"""
-    return f"""{head}, zipped AS (
-    SELECT unnest(packed.passthrough, recursive := true),
-           unnest({udf_name(system)}({udf_args}), recursive := true)
-    FROM packed
-)
-SELECT {outputs}
-FROM zipped AS z
+    ``with_state``, ``<system>_replay_and_state(...)``: the same rows plus a ``duckrate_state`` column, NULL
+    on them, and after them one row per row of the state table (``<system>_state``) with the replay columns
+    NULL, from one run of the system."""
+    head, udf_args = _macro(system, f"{system.name}_replay" + ("_and_state" if with_state else ""))
+    rows = rows_select(system, MATCH_SOURCE, "duckrate_computed")
+    if not with_state:
+        computed = _computed_cte(system, udf_args, "'rows'")
+        return f"{head}, {computed}\n{rows}\n"
+    return f"""{head}, {_computed_cte(system, udf_args, "'rows_and_state'")}
+({rows})
+UNION ALL BY NAME
+(SELECT unnest({TAKE_STATE_UDF}(c.token)) AS duckrate_state FROM duckrate_computed AS c)
 """
 
 
-def zipped_with_state(passthrough: str, udf: str, udf_args: str) -> str:
-    """The passthrough list unnested beside the rows of a rows-and-state UDF, and its state rows as the
-    struct column ``duckrate_state`` (unnesting lists of different lengths pads the shorter with NULL)."""
+def token_macro_sql(system: ReplaySystem) -> str:
+    """``duckrate_<system>_token(tbl, <params>, priors, state, want := 'rows_and_state')``: one row, the
+    ``token`` of a compute call (the dbt materialization then writes ``duckrate_<system>_rows(tbl, tokens)``
+    into the replay table and ``duckrate_taken_state(tokens)`` into the state table)."""
+    head, udf_args = _macro(system, f"duckrate_{system.name}_token", extra=", want := 'rows_and_state'")
+    return f"""{head}
+SELECT {udf_name(system, 'compute')}({udf_args.format(want='want')}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+"""
+
+
+def rows_macro_sql(system: ReplaySystem) -> str:
+    """``duckrate_<system>_rows(tbl, tokens)``: the replay rows of ``tbl`` from the token in the table ``tokens``."""
     return f"""
-    SELECT unnest(c.passthrough, recursive := true), unnest(c.computed.rows, recursive := true),
-           unnest(c.computed.state) AS duckrate_state
-    FROM (SELECT {passthrough} AS passthrough, {udf}({udf_args}) AS computed FROM packed) AS c
+CREATE OR REPLACE TEMP MACRO duckrate_{system.name}_rows(tbl, tokens) AS TABLE
+{rows_select(system, MATCH_SOURCE, "query_table(tokens)")}
+"""
+
+
+DEFAULT_CHUNK_MACRO_SQL = f"CREATE OR REPLACE TEMP MACRO duckrate_default_chunk_size() AS {DEFAULT_CHUNK_ROWS}"
+TAKEN_STATE_MACRO_SQL = f"""
+CREATE OR REPLACE TEMP MACRO duckrate_taken_state(tokens) AS TABLE
+SELECT unnest({TAKE_STATE_UDF}(t.token), recursive := true) FROM query_table(tokens) AS t
 """
 
 
 def state_macro_sql(system: ReplaySystem) -> str:
     """``<system>_state(tbl, <params>, priors, state)``: the state table after the matches of ``tbl``,
     continuing ``state`` when given (see systems/_state.py)."""
-    head, udf_args = _macro_head(system, f"{system.name}_state")
-    return f"""{head}
-SELECT unnest({udf_name(system, 'state')}({udf_args}), recursive := true)
-FROM packed
+    head, udf_args = _macro(system, f"{system.name}_state")
+    return f"""{head}, {_computed_cte(system, udf_args, "'state'")}
+SELECT unnest({TAKE_STATE_UDF}(c.token), recursive := true) FROM duckrate_computed AS c
 """
 
 
 def check_macro_sql(system: ReplaySystem) -> str:
     """``<system>_resume_check(tbl, <params>, priors, state)``: one row, ``reason`` why ``state`` cannot be
     continued with the matches of ``tbl`` (NULL when it can)."""
-    head, udf_args = _macro_head(system, f"{system.name}_resume_check")
+    head, udf_args = _macro(system, f"{system.name}_resume_check")
     return f"""{head}
-SELECT {udf_name(system, 'check')}({udf_args}) AS reason
-FROM packed
+SELECT {udf_name(system, 'check')}({udf_args.format(want="'rows'")}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
 """

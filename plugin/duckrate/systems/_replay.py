@@ -17,7 +17,6 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
 from ..priors import prior_columns
@@ -56,7 +55,9 @@ OUTPUT_COLUMNS = (
     "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
 )
 SD_COLUMNS = ("sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after")
-NAME_COLUMNS = ("league_name", "player_a_name", "player_b_name")
+# The most input rows (matches, or contest results) a replay hands to its kernel at once, by default: longer
+# histories replay in chunks in time order, each continuing from the state the one before left.
+DEFAULT_CHUNK_ROWS = 4_000_000
 
 
 def new_outputs(n_rows: int, has_sd: bool = True) -> dict[str, np.ndarray | None]:
@@ -72,17 +73,6 @@ def new_outputs(n_rows: int, has_sd: bool = True) -> dict[str, np.ndarray | None
 def kernel_outputs(outputs: dict[str, np.ndarray | None]) -> list[np.ndarray]:
     """The arrays of :func:`new_outputs` a kernel writes, in column order."""
     return [values for values in outputs.values() if values is not None]
-
-
-def computed_arrow_type(has_sd: bool) -> pa.StructType:
-    """The UDF's per-row struct: computed columns (sd only where the system has it), the score as a
-    DOUBLE, and the names."""
-    numeric = [name for name in COMPUTED_COLUMNS if has_sd or name not in SD_COLUMNS]
-    return pa.struct(
-        [(name, pa.int64() if name == "seq" else pa.float64()) for name in numeric]
-        + [("score_a", pa.float64())]
-        + [(name, pa.string()) for name in NAME_COLUMNS]
-    )
 
 
 @dataclass(frozen=True)
@@ -294,49 +284,3 @@ def _output_frame(system, matches, priors, state, params, want_state):
         for name, values in computed.items()
     )
     return out.select(OUTPUT_COLUMNS).sort("league", "seq", nulls_last=True), new_state
-
-
-@kernel
-def _name_indices(league, state_a, state_b, state_player):
-    """int32 dictionary indices of each row's league and players (one pass, no temporaries)."""
-    n = league.shape[0]
-    league_index = np.empty(n, dtype=np.int32)
-    player_a_index = np.empty(n, dtype=np.int32)
-    player_b_index = np.empty(n, dtype=np.int32)
-    for row in range(n):
-        league_index[row] = league[row]
-        player_a_index[row] = state_player[state_a[row]]
-        player_b_index[row] = state_player[state_b[row]]
-    return league_index, player_a_index, player_b_index
-
-
-def computed_struct(prepared: PreparedMatches, computed: dict[str, np.ndarray | None], has_sd: bool) -> pa.StructArray:
-    """Computed columns, the score, and league and player names (dictionary-encoded) as one Arrow struct.
-
-    Numeric arrays are passed zero-copy; names go back as dictionary arrays, far cheaper for DuckDB to
-    import than one string per row. Without ``has_sd`` the sd columns are left out.
-    """
-    n = prepared.n_rows
-    arrow_type = computed_arrow_type(has_sd)
-    arrays = []
-    all_null = pa.nulls(n, pa.float64())  # one buffer shared by every all-NULL column
-    for name in COMPUTED_COLUMNS:
-        if not has_sd and name in SD_COLUMNS:
-            continue
-        values = computed[name]
-        kind = pa.int64() if name == "seq" else pa.float64()
-        arrays.append(all_null if values is None else pa.array(values, kind))
-    arrays.append(pa.array(prepared.score, pa.float64()))
-    players = prepared.players.cast(pa.string())
-    league_index, player_a_index, player_b_index = _name_indices(
-        prepared.league, prepared.state_a, prepared.state_b, prepared.state_player
-    )
-    unnamed = [i for i, name in enumerate(prepared.league_names) if name is None]
-    leagues = pa.array(prepared.league_names, pa.string())
-    league_array = pa.DictionaryArray.from_arrays(
-        pa.array(league_index, mask=(league_index == unnamed[0]) if unnamed else None), leagues
-    )
-    arrays.append(league_array)
-    arrays.append(pa.DictionaryArray.from_arrays(player_a_index, players))
-    arrays.append(pa.DictionaryArray.from_arrays(player_b_index, players))
-    return pa.StructArray.from_arrays(arrays, names=arrow_type.names)  # names: dictionary arrays

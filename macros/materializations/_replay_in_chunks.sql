@@ -1,0 +1,91 @@
+{#- Replay the rows of ``source`` (a relation with the model's input columns) into ``target_relation`` and leave
+    the state after them in ``state_relation``, in chunks of at most duckrate._chunk_size() rows by played_at
+    (see the duckrate_replay materialization). ``full``: the replay table is created from scratch and the
+    first chunk starts afresh; otherwise the rows of ``source`` replace their keys' rows and the first chunk
+    continues from ``state_relation``. -#}
+{% macro _replay_in_chunks(system, params, key, source, target_relation, state_relation, full) -%}
+  {%- set suffix = target_relation.identifier -%}
+  {%- set tokens = 'duckrate_tokens_' ~ suffix -%}
+  {%- set chunk = 'duckrate_chunk_' ~ suffix -%}
+  {%- set bounds = 'duckrate_bounds_' ~ suffix -%}
+  {%- set running_state = 'duckrate_state_' ~ suffix -%}
+  {%- set n_chunks = duckrate._chunk_bounds(source, bounds) -%}
+  {{ log('duckrate: ' ~ suffix ~ ' replays in ' ~ n_chunks ~ ' chunk' ~ ('s' if n_chunks > 1 else ''), info=True) }}
+  {%- for i in range(n_chunks) -%}
+    {%- set rows_of = source if n_chunks == 1 else chunk -%}
+    {%- set state_from = (none if full else state_relation) if loop.first else running_state -%}
+    {%- set state_to = state_relation if loop.last else running_state -%}
+    {% call statement('duckrate_chunk_' ~ i) -%}
+      {%- if n_chunks > 1 %}
+      create or replace temp table {{ chunk }} as
+      select i.* from {{ source }} as i
+      where (i.played_at > (select b.lower from {{ bounds }} as b where b.i = {{ i }}) or {{ 'true' if loop.first else 'false' }})
+        and (i.played_at <= (select b.upper from {{ bounds }} as b where b.i = {{ i }}) or {{ 'true' if loop.last else 'false' }})
+      {%- if not loop.first %}
+         {#- the open rating period of the chunk before is re-rated with this one #}
+         or i.{{ key }} in (
+           select r.{{ key }} from {{ target_relation }} as r
+           join {{ running_state }} as s on s.kind = 'league' and s.resume_period is not null and s.league is not distinct from r.league
+           where r.seq > s.seq)
+      {%- endif %};
+      {%- endif %}
+      create or replace temp table {{ tokens }} as
+      select token from duckrate_{{ system }}_token({{ duckrate._sql_literal(rows_of) }}
+        {%- for name, value in params.items() %}, {{ name }} := {{ duckrate._sql_literal(value) }}{% endfor %}
+        {%- if state_from is not none %}, state := {{ duckrate._sql_literal(state_from) }}{% endif %});
+      {%- if full and loop.first %}
+      create or replace table {{ target_relation }} as
+      select * from duckrate_{{ system }}_rows({{ duckrate._sql_literal(rows_of) }}, '{{ tokens }}');
+      {%- else %}
+      delete from {{ target_relation }} where {{ key }} in (select c.{{ key }} from {{ rows_of }} as c);
+      insert into {{ target_relation }} by name
+      select * from duckrate_{{ system }}_rows({{ duckrate._sql_literal(rows_of) }}, '{{ tokens }}');
+      {%- endif %}
+      create or replace {{ '' if loop.last else 'temp ' }}table {{ state_to }} as select * from duckrate_taken_state('{{ tokens }}');
+      drop table {{ tokens }};
+      {%- if n_chunks > 1 %}
+      drop table {{ chunk }};
+      {%- endif %}
+    {%- endcall %}
+  {%- endfor %}
+  {% call statement('duckrate_chunks_cleanup') -%}
+    drop table if exists {{ bounds }};
+    drop table if exists {{ running_state }};
+  {%- endcall %}
+{%- endmacro %}
+
+
+{#- How many chunks the rows of ``source`` replay in, at most duckrate._chunk_size() rows each as far as
+    played_at allows (rows sharing one played_at stay together); with more than one, the temp table
+    ``bounds`` holds each chunk's (lower, upper] range of played_at (its first lower and last upper unused). -#}
+{% macro _chunk_bounds(source, bounds) -%}
+  {%- set chunk_size = duckrate._chunk_size() -%}
+  {%- set n = run_query('select count(*) from ' ~ source).columns[0].values()[0] -%}
+  {%- if n <= chunk_size -%}{{ return(1) }}{%- endif -%}
+  {%- set k = ((n + chunk_size - 1) // chunk_size) | int -%}
+  {% call statement('duckrate_chunk_bounds') -%}
+    create or replace temp table {{ bounds }} as
+    with q as (
+      select quantile_disc(s.played_at, [{% for j in range(1, k) %}{{ j }} / {{ k }}{% if not loop.last %}, {% endif %}{% endfor %}]) as cuts
+      from {{ source }} as s
+    ), cut as (select unnest(q.cuts) as upper, generate_subscripts(q.cuts, 1) - 1 as i from q)
+    select c.i, (select p.upper from cut as p where p.i = c.i - 1) as lower, c.upper from cut as c
+    union all
+    select {{ k - 1 }} as i, (select max(p.upper) from cut as p) as lower, null as upper
+  {%- endcall %}
+  {{ return(k) }}
+{%- endmacro %}
+
+
+{#- The most input rows a replay model hands to the Python side at once: var('duckrate_chunk_size'), by
+    default the plugin's duckrate_default_chunk_size(). -#}
+{% macro _chunk_size() -%}
+  {%- set size = var('duckrate_chunk_size', none) -%}
+  {%- if size is none -%}
+    {%- set size = run_query('select duckrate_default_chunk_size()').columns[0].values()[0] -%}
+  {%- endif -%}
+  {%- if not (size | int) > 0 -%}
+    {{ exceptions.raise_compiler_error('var duckrate_chunk_size = ' ~ size ~ '; expected a whole number of rows > 0') }}
+  {%- endif -%}
+  {{ return(size | int) }}
+{%- endmacro %}
