@@ -15,17 +15,18 @@
     {%- set rows_of = source if n_chunks == 1 else chunk -%}
     {%- set state_from = (none if full else state_relation) if loop.first else running_state -%}
     {%- set state_to = state_relation if loop.last else running_state -%}
+    {%- set carry_from = none if (loop.first and full) else (state_relation if loop.first else running_state) -%}
     {% call statement('duckrate_chunk_' ~ i) -%}
       {%- if n_chunks > 1 %}
       create or replace temp table {{ chunk }} as
       select i.* from {{ source }} as i
       where (i.played_at > (select b.lower from {{ bounds }} as b where b.i = {{ i }}) or {{ 'true' if loop.first else 'false' }})
         and (i.played_at <= (select b.upper from {{ bounds }} as b where b.i = {{ i }}) or {{ 'true' if loop.last else 'false' }})
-      {%- if not loop.first %}
-         {#- the open rating period of the chunk before is re-rated with this one #}
+      {%- if carry_from is not none %}
+         {#- the open rating period of the chunk (or the build) before is re-rated with this one #}
          or i.{{ key }} in (
            select r.{{ key }} from {{ target_relation }} as r
-           join {{ running_state }} as s on s.kind = 'league' and s.resume_period is not null and s.league is not distinct from r.league
+           join {{ carry_from }} as s on s.kind = 'league' and s.resume_period is not null and s.league is not distinct from r.league
            where r.seq > s.seq)
       {%- endif %};
       {%- endif %}

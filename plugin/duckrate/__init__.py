@@ -14,9 +14,11 @@ from .fits.bt_lr_test import bt_lr_test
 from .sql.registry import register
 from .state import RebuildRequired, replay_state, replay_with_state
 from .systems import chance, elo, elo2k, glicko, glicko2, pairwise, trueskill
+from .systems._replay import DEFAULT_CHUNK_ROWS
 from .systems.elo_mmr import elo_mmr
 
 __all__ = [
+    "DEFAULT_CHUNK_ROWS",
     "DuckrateInputError",
     "RebuildRequired",
     "bt_fit",

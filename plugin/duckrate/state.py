@@ -30,7 +30,8 @@ def _system(name: str):
 
 
 def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | None = None,
-                      priors: pl.DataFrame | None = None, **params) -> tuple[pl.DataFrame, pl.DataFrame]:
+                      priors: pl.DataFrame | None = None, chunk_size: int | None = None,
+                      **params) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Replay ``system`` (e.g. ``"elo"``) over ``matches``, continuing ``state`` when given.
 
     Parameters
@@ -42,6 +43,8 @@ def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | 
         contests after the state.
     state : a state table from an earlier call, or None to start from scratch.
     priors : newcomers' starting states, as for the system's function.
+    chunk_size : the most matches (or contest results) replayed at once (default ``DEFAULT_CHUNK_ROWS``);
+        a longer history replays in chunks, each continuing from the state the one before left.
     **params : the system's parameters; a state only continues with the parameters it was saved with.
 
     Returns
@@ -54,14 +57,14 @@ def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | 
         When the state cannot be continued with these matches (a late match, other parameters...).
     """
     if system in _CONTEST_SYSTEMS:
-        return _CONTEST_SYSTEMS[system](matches, state=state, priors=priors, **params)
-    return _replay_with_state(_system(system), matches, priors, state, **params)
+        return _CONTEST_SYSTEMS[system](matches, state=state, priors=priors, chunk_size=chunk_size, **params)
+    return _replay_with_state(_system(system), matches, priors, state, chunk_size, **params)
 
 
 def replay_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | None = None,
-                 priors: pl.DataFrame | None = None, **params) -> pl.DataFrame:
+                 priors: pl.DataFrame | None = None, chunk_size: int | None = None, **params) -> pl.DataFrame:
     """The state table after replaying ``matches`` (continuing ``state`` when given); see :func:`replay_with_state`."""
-    return replay_with_state(system, matches, state, priors, **params)[1]
+    return replay_with_state(system, matches, state, priors, chunk_size, **params)[1]
 
 
 __all__ = ["RebuildRequired", "replay_state", "replay_with_state"]

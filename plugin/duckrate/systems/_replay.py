@@ -20,6 +20,7 @@ import pyarrow.compute as pc
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
 from ..priors import prior_columns
+from ._chunks import check_chunk_size, replay_in_chunks
 from ._state import (
     RebuildRequired,
     StartState,
@@ -262,15 +263,24 @@ def _league_rows(system, columns, prepared, params, start, final_order, periods,
     return rows
 
 
-def replay_frame(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, **params) -> pl.DataFrame:
+def replay_frame(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, chunk_size: int | None = None,
+                 **params) -> pl.DataFrame:
     """Run ``system`` over a Polars matches frame (continuing a saved ``state`` when given); one output
-    row per match in replay order."""
-    return _output_frame(system, matches, priors, state, params, want_state=False)[0]
+    row per match in replay order. At most ``chunk_size`` matches (default :data:`DEFAULT_CHUNK_ROWS`) are
+    replayed at once; longer histories replay in chunks (:mod:`._chunks`), with the same result."""
+    return replay_with_state(system, matches, priors, state, chunk_size, want_state=False, **params)[0]
 
 
-def replay_with_state(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, **params) -> tuple[pl.DataFrame, pl.DataFrame]:
+def replay_with_state(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, chunk_size: int | None = None,
+                      want_state: bool = True, **params) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """Like :func:`replay_frame`, plus the state table after these matches (one run)."""
-    return _output_frame(system, matches, priors, state, params, want_state=True)
+    size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
+    if not isinstance(matches, pl.DataFrame) or matches.height <= size or "played_at" not in matches.columns:
+        return _output_frame(system, matches, priors, state, params, want_state)
+    system.resolve(params)  # a bad parameter is reported before any work
+    return replay_in_chunks(matches, "match_id", size, state,
+                            lambda part, before: _output_frame(system, part, priors, before, params, want_state=True),
+                            ["league", "seq"])
 
 
 def _output_frame(system, matches, priors, state, params, want_state):

@@ -451,6 +451,7 @@ def chance(
     algorithm: str = "fast",
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Replay of the luck-aware grid rating system for games of chance (Cowan, Sections 2-4).
 
@@ -486,6 +487,9 @@ def chance(
         matches after it, and the result is that of one replay over the whole history (refused, with the
         ``'fast'`` algorithm and a logistic or normal sigmoid, when ``matches`` hold results other than 0,
         ½ and 1: whether those get a factorised luck matrix depends on the whole history).
+    chunk_size : the most matches replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks in time order, each continuing from the state the one before left, with
+        the same result.
 
     Returns
     -------
@@ -501,7 +505,7 @@ def chance(
     give the defaults.
     """
     return replay_frame(
-        CHANCE, matches, priors, state, beta=beta, prior_sd=prior_sd, drift_sd=drift_sd, grid_points=grid_points,
+        CHANCE, matches, priors, state, chunk_size=chunk_size, beta=beta, prior_sd=prior_sd, drift_sd=drift_sd, grid_points=grid_points,
         grid_max=grid_max, sigmoid=sigmoid, kernel=kernel, algorithm=algorithm,
     )
 

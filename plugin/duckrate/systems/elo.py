@@ -126,6 +126,7 @@ def elo(
     b: float | None = None,
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Elo replay over a matches table.
 
@@ -142,10 +143,13 @@ def elo(
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``league``) of starting ratings.
     state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
         matches after it, and the result is that of one replay over the whole history.
+    chunk_size : the most matches replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks in time order, each continuing from the state the one before left, with
+        the same result.
 
     Returns
     -------
     DataFrame with one row per match: ``league, seq, match_id, played_at, player_a, player_b, score_a,
     expected_a, rating_{a,b}_{before,after}, sd_*`` (sd NULL: Elo carries no uncertainty).
     """
-    return replay_frame(ELO, matches, priors, state, k=k, initial=initial, scale=scale, advantage=advantage, a=a, b=b)
+    return replay_frame(ELO, matches, priors, state, chunk_size=chunk_size, k=k, initial=initial, scale=scale, advantage=advantage, a=a, b=b)

@@ -188,6 +188,7 @@ def elo2k(
     scale: float = 400.0,
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Elo2k (mElo) replay over a matches table.
 
@@ -205,6 +206,9 @@ def elo2k(
     state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
         matches after it, and the result is that of one replay over the whole history (with the decaying
         schedule, only while no league gains players: its N would change every step already taken).
+    chunk_size : the most matches replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks in time order, each continuing from the state the one before left, with
+        the same result.
 
     Returns
     -------
@@ -212,5 +216,5 @@ def elo2k(
     the match and ``rating_*`` the mean log-odds against the league's field so far (the players seen up
     to and including this match) on the display scale.
     """
-    return replay_frame(ELO2K, matches, priors, state, dim=dim, eta=eta, a=a, b=b, seed=seed, init_max=init_max,
+    return replay_frame(ELO2K, matches, priors, state, chunk_size=chunk_size, dim=dim, eta=eta, a=a, b=b, seed=seed, init_max=init_max,
                         initial=initial, scale=scale)

@@ -49,7 +49,8 @@ from ._mmr_history import (
     robust_average,
 )
 from ._mmr_phase1 import performances_exact, performances_subsampled
-from ._replay import Parameter, ReplaySystem
+from ._chunks import check_chunk_size, replay_in_chunks
+from ._replay import DEFAULT_CHUNK_ROWS, Parameter, ReplaySystem
 from ._state import RebuildRequired, state_frame
 
 # The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
@@ -279,9 +280,17 @@ def elo_mmr_resume_problem(columns: dict[str, pa.Array], params: dict, state, ta
 
 
 def elo_mmr_with_state(results: pl.DataFrame, state: pl.DataFrame | None = None, priors: pl.DataFrame | None = None,
-                       **params) -> tuple[pl.DataFrame, pl.DataFrame]:
-    """The rows of :func:`elo_mmr` and the state table after them (see :mod:`._contest_state`)."""
-    return _output_frame(results, priors, state, params, want_state=True)
+                       chunk_size: int | None = None, want_state: bool = True, **params) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+    """The rows of :func:`elo_mmr` and the state table after them (see :mod:`._contest_state`); at most
+    ``chunk_size`` results (default ``DEFAULT_CHUNK_ROWS``) are replayed at once, whole contests, in
+    chunks that each continue from the state the one before left (:mod:`._chunks`)."""
+    size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
+    if not isinstance(results, pl.DataFrame) or results.height <= size or "played_at" not in results.columns:
+        return _output_frame(results, priors, state, params, want_state=want_state)
+    ELO_MMR.resolve(params)  # a bad parameter is reported before any work
+    return replay_in_chunks(results, "contest_id", size, state,
+                            lambda part, before: _output_frame(part, priors, before, params, want_state=True),
+                            ["league", "seq", "rank", "player"])
 
 
 def _output_frame(results, priors, state, params, want_state):
@@ -309,6 +318,7 @@ def elo_mmr(
     algorithm: str = "fast",
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Elo-MMR replay over a ``contest_results`` table.
 
@@ -336,6 +346,9 @@ def elo_mmr(
         are then only the contests after it, and the result is that of one replay over the whole history
         (``seq`` included). Raises :class:`duckrate.RebuildRequired` for a contest not after the saved
         ones, a contest id already replayed, or other parameters.
+    chunk_size : the most results replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks of whole contests in time order, each continuing from the state the one
+        before left, with the same result.
 
     Returns
     -------
@@ -344,10 +357,9 @@ def elo_mmr(
     position in its league). ``rating_before``/``sd_before`` are the prior going into the contest (sd
     after the drift), ``*_after`` the state carried into the player's next contest.
     """
-    return _output_frame(
-        results, priors, state,
-        dict(variant=variant, initial=initial, initial_sd=initial_sd, beta=beta, drift=drift,
-             drift_per_day=drift_per_day, rho=rho, max_history=max_history, max_opponents=max_opponents,
-             history_tolerance=history_tolerance, algorithm=algorithm),
-        want_state=False,
+    return elo_mmr_with_state(
+        results, state, priors, chunk_size, want_state=False,
+        variant=variant, initial=initial, initial_sd=initial_sd, beta=beta, drift=drift, drift_per_day=drift_per_day,
+        rho=rho, max_history=max_history, max_opponents=max_opponents, history_tolerance=history_tolerance,
+        algorithm=algorithm,
     )[0]

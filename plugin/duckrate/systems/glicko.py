@@ -209,6 +209,7 @@ def glicko(
     period_length: float | None = None,
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Glicko replay over a matches table (Glickman, "The Glicko system", steps 1-3).
 
@@ -239,6 +240,9 @@ def glicko(
         matches after it, plus, with rating periods, the matches of each league's last (open) period the
         state lists in ``pending_ids`` (they are rated again with the new ones); the result is that of one
         replay over the whole history.
+    chunk_size : the most matches replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks in time order, each continuing from the state the one before left, with
+        the same result.
 
     Returns
     -------
@@ -248,5 +252,5 @@ def glicko(
     every row of the player in the period). ``expected_a`` = 1/(1 + 10^(-g(sqrt(RD_a² + RD_b²))(r_a - r_b)/400)).
     """
     return replay_frame(
-        GLICKO, matches, priors, state, initial=initial, rd=rd, c=c, rd_max=rd_max, rd_min=rd_min, period_length=period_length
+        GLICKO, matches, priors, state, chunk_size=chunk_size, initial=initial, rd=rd, c=c, rd_max=rd_max, rd_min=rd_min, period_length=period_length
     )

@@ -262,6 +262,7 @@ def glicko2(
     period_length: float | None = None,
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Glicko-2 replay over a matches table (Glickman, "Example of the Glicko-2 system", steps 1-8).
 
@@ -292,6 +293,9 @@ def glicko2(
         matches after it, plus, with rating periods, the matches of each league's last (open) period the
         state lists in ``pending_ids`` (they are rated again with the new ones); the result is that of one
         replay over the whole history.
+    chunk_size : the most matches replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks in time order, each continuing from the state the one before left, with
+        the same result.
 
     Returns
     -------
@@ -301,6 +305,6 @@ def glicko2(
     ``*_after`` the state after that period's update. ``expected_a`` = 1/(1 + exp(-g(sqrt(φ_a² + φ_b²))(μ_a - μ_b))).
     """
     return replay_frame(
-        GLICKO2, matches, priors, state, initial=initial, rd=rd, volatility=volatility, tau=tau, rd_min=rd_min,
+        GLICKO2, matches, priors, state, chunk_size=chunk_size, initial=initial, rd=rd, volatility=volatility, tau=tau, rd_min=rd_min,
         period_length=period_length,
     )

@@ -172,6 +172,7 @@ def pairwise(
     scale: float = 400.0,
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Pairwise replay over a matches table.
 
@@ -184,6 +185,9 @@ def pairwise(
     priors : not supported (Pairwise has no scalar state); a non-empty table is an error.
     state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
         matches after it, and the result is that of one replay over the whole history.
+    chunk_size : the most matches replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks in time order, each continuing from the state the one before left, with
+        the same result.
 
     Returns
     -------
@@ -191,4 +195,4 @@ def pairwise(
     ``rating_*`` the mean log-odds against the league's field so far (the players seen up to and
     including this match) on the display scale.
     """
-    return replay_frame(PAIRWISE, matches, priors, state, prior_games=prior_games, initial=initial, scale=scale)
+    return replay_frame(PAIRWISE, matches, priors, state, chunk_size=chunk_size, prior_games=prior_games, initial=initial, scale=scale)

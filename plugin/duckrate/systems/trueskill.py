@@ -354,6 +354,7 @@ def trueskill(
     draw_probability: float = 0.10,
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
 ) -> pl.DataFrame:
     """Two-player TrueSkill replay over a matches table.
 
@@ -379,6 +380,9 @@ def trueskill(
         ``league``) of starting states.
     state : a saved state (:func:`duckrate.replay_state`) to continue from: ``matches`` are then only the
         matches after it, and the result is that of one replay over the whole history.
+    chunk_size : the most matches replayed at once (default ``duckrate.DEFAULT_CHUNK_ROWS``): a longer
+        history replays in chunks in time order, each continuing from the state the one before left, with
+        the same result.
 
     Returns
     -------
@@ -392,5 +396,5 @@ def trueskill(
     R. Herbrich, T. Minka, T. Graepel, "TrueSkill™: A Bayesian Skill Rating System", NIPS 19 (2006).
     """
     return replay_frame(
-        TRUESKILL, matches, priors, state, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability
+        TRUESKILL, matches, priors, state, chunk_size=chunk_size, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability
     )
