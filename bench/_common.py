@@ -301,15 +301,18 @@ def _generate_matches(n_matches: int, n_players: int, n_leagues: int, seed: int,
 # --------------------------------------------------------------------------------------------
 
 
-def benchmark_connection(data: Path):
-    """An in-memory DuckDB connection with duckrate registered and the cached file ``data`` ATTACHed
-    read-only as ``src`` (spilling, if any, to bench/.data/duckdb_tmp)."""
+def benchmark_connection(data: Path, database: Path | None = None):
+    """A DuckDB connection (in memory, or a fresh ``database`` file) with duckrate registered and the cached
+    file ``data`` ATTACHed read-only as ``src`` (spilling, if any, to bench/.data/duckdb_tmp)."""
     import duckdb
 
     import duckrate
 
     DUCKDB_TEMP_DIR.mkdir(parents=True, exist_ok=True)
-    con = duckdb.connect()
+    if database is not None:
+        for stale in (database, database.with_name(database.name + ".wal")):
+            stale.unlink(missing_ok=True)
+    con = duckdb.connect(str(database) if database is not None else ":memory:")
     con.execute(f"SET temp_directory = '{DUCKDB_TEMP_DIR}'")
     con.execute(f"ATTACH '{data}' AS src (READ_ONLY)")
     duckrate.register(con)

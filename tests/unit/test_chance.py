@@ -787,7 +787,7 @@ def test_priors_off_the_grid_still_give_a_distribution():
 def test_python_defaults_pinned():
     parameters = inspect.signature(chance).parameters
     defaults = {name: p.default for name, p in parameters.items() if name != "matches"}
-    assert defaults == {**DEFAULTS, "priors": None, "state": None}
+    assert defaults == {**DEFAULTS, "priors": None, "state": None, "chunk_size": None}
     assert CHANCE.defaults == DEFAULTS
     assert CHANCE.name == "chance" and CHANCE.has_sd
     assert DEFAULTS == {"beta": 0.8, "prior_sd": 0.7, "drift_sd": 0.03, "grid_points": 1001, "grid_max": 7,

@@ -402,7 +402,7 @@ def test_empty_input_returns_empty_frame(schema):
 
 
 def test_python_defaults_pinned():
-    assert python_defaults(duckrate.elo) == {"k": 32, "initial": 1500, "scale": 400, "advantage": 0, "a": None, "b": None, "priors": None, "state": None}
+    assert python_defaults(duckrate.elo) == {"k": 32, "initial": 1500, "scale": 400, "advantage": 0, "a": None, "b": None, "priors": None, "state": None, "chunk_size": None}
 
 
 def test_sql_macro_defaults_match(con):

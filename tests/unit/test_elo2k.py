@@ -192,9 +192,9 @@ def test_hand_values_one_match():
 def test_defaults_are_pinned():
     assert python_defaults(duckrate.elo2k) == {
         "dim": 4, "eta": 32 * math.log(10) / 400, "a": None, "b": None, "seed": 0, "init_max": 0.1,
-        "initial": 1500.0, "scale": 400.0, "priors": None, "state": None,
+        "initial": 1500.0, "scale": 400.0, "priors": None, "state": None, "chunk_size": None,
     }
-    assert duckrate.systems.ELO2K.defaults == {k: v for k, v in python_defaults(duckrate.elo2k).items() if k not in ("priors", "state")}
+    assert duckrate.systems.ELO2K.defaults == {k: v for k, v in python_defaults(duckrate.elo2k).items() if k not in ("priors", "state", "chunk_size")}
 
 
 @pytest.mark.parametrize(("params", "shown"), [

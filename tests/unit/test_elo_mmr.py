@@ -94,8 +94,8 @@ def test_defaults_are_the_reference_implementations():
     assert DRIFT == pytest.approx(34.914862, abs=1e-6)
     signature = inspect.signature(duckrate.elo_mmr).parameters
     python = {name: p.default for name, p in signature.items() if name != "results"}
-    assert python == {**ELO_MMR.defaults, "priors": None, "state": None}
-    assert list(python)[-2:] == ["priors", "state"]
+    assert python == {**ELO_MMR.defaults, "priors": None, "state": None, "chunk_size": None}
+    assert list(python)[-3:] == ["priors", "state", "chunk_size"]
     # a player in every contest converges to the limiting uncertainty 80
     beta_w, drift_sq = contest_scales(BETA, DRIFT, np.array([1.0, 0.5, 3.0]))
     for b, g2 in zip(beta_w, drift_sq):

@@ -392,7 +392,7 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_defaults_pinned():
-    assert python_defaults(glicko) == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None, "priors": None, "state": None}
+    assert python_defaults(glicko) == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None, "priors": None, "state": None, "chunk_size": None}
     assert GLICKO.defaults == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None}
     assert GLICKO.name == "glicko" and GLICKO.has_sd
 

@@ -468,7 +468,7 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_defaults_pinned():
-    assert python_defaults(glicko2) == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None, "priors": None, "state": None}
+    assert python_defaults(glicko2) == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None, "priors": None, "state": None, "chunk_size": None}
     assert GLICKO2.defaults == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None}
     assert GLICKO2.name == "glicko2" and GLICKO2.has_sd and SCALE == 173.7178
 

@@ -144,7 +144,7 @@ def test_structure_leagues_weights_periods():
 
 def test_defaults_are_pinned():
     assert python_defaults(duckrate.pairwise) == {"prior_games": 10.0, "initial": 1500.0, "scale": 400.0, "priors": None,
-                                                  "state": None}
+                                                  "state": None, "chunk_size": None}
 
 
 @pytest.mark.parametrize(("params", "shown"), [({"prior_games": 0.0}, "prior_games"), ({"scale": -1.0}, "scale")])

@@ -651,7 +651,7 @@ def test_empty_input_returns_empty_frame():
 
 
 def test_python_defaults_pinned():
-    assert python_defaults(trueskill) == {**DEFAULTS, "priors": None, "state": None}
+    assert python_defaults(trueskill) == {**DEFAULTS, "priors": None, "state": None, "chunk_size": None}
     assert TRUESKILL.defaults == DEFAULTS
     assert TRUESKILL.name == "trueskill" and TRUESKILL.has_sd
     assert DEFAULTS == {"mu": 25, "sigma": 25 / 3, "beta": 25 / 6, "tau": 25 / 300, "draw_probability": 0.1}

@@ -357,22 +357,22 @@ def end_frame(system, prepared: PreparedMatches, params: dict, end: EndState, sa
     """The state table after a run: the saved slots' values and the given league rows, plus every row of
     ``old_state`` for players and leagues these matches did not touch."""
     slots = _slot_table(prepared, saved_slots)
-    parts = [_player_values(end.player, system.player_state, params, slots["slot"].to_numpy())]
     players = slots.select("league", "player").with_columns(
-        pl.lit("player").alias("kind"), pl.Series("value", parts[0], dtype=pl.List(pl.Float64))
+        pl.lit("player").alias("kind"), _value_lists(_player_values(end.player, system.player_state, params, slots["slot"].to_numpy()))
     )
     frames = [players]
     if end.pairs is not None and system.pair_state:
         slot_a, slot_b, values = end.pairs
         names = prepared.players.cast(pa.large_string())
+        leagues = pl.Series("league", prepared.league_names, dtype=pl.Utf8)
         frames.append(pl.DataFrame({
-            "league": pl.Series([prepared.league_names[i] for i in prepared.state_league[slot_a]], dtype=pl.Utf8),
+            "league": leagues.gather(prepared.state_league[slot_a]),
             "kind": "pair",
-            "player": pl.Series(names.take(pa.array(prepared.state_player[slot_a])).to_pylist(), dtype=pl.Utf8),
-            "opponent": pl.Series(names.take(pa.array(prepared.state_player[slot_b])).to_pylist(), dtype=pl.Utf8),
-            "value": pl.Series([list(v) for v in values], dtype=pl.List(pl.Float64)),
+            "player": pl.from_arrow(names.take(pa.array(prepared.state_player[slot_a]))).cast(pl.Utf8),
+            "opponent": pl.from_arrow(names.take(pa.array(prepared.state_player[slot_b]))).cast(pl.Utf8),
+            "value": _value_lists(np.asarray(values, dtype=np.float64)),
         }))
-    league_values = _player_values(end.league, system.league_state, params, np.array(sorted(league_rows), dtype=np.int64))
+    league_values = _player_values(end.league, system.league_state, params, np.array(sorted(league_rows), dtype=np.int64)).tolist()
     frames.append(pl.DataFrame(
         [dict(league_rows[i], league=prepared.league_names[i], kind="league", value=league_values[k])
          for k, i in enumerate(sorted(league_rows))],
@@ -418,15 +418,23 @@ def _conform(frame: pl.DataFrame) -> pl.DataFrame:
     ).select(pl.col(name).cast(kind) for name, kind in STATE_SCHEMA.items())
 
 
-def _player_values(arrays: dict[str, np.ndarray], fields, params: dict, rows: np.ndarray) -> list[list[float]]:
+def _value_lists(matrix: np.ndarray) -> pl.Series:
+    """The rows of a 2-D float64 matrix as the ``value`` column (one list per row), without Python lists."""
+    rows, width = matrix.shape
+    flat = pa.array(np.ascontiguousarray(matrix, dtype=np.float64).reshape(-1))
+    offsets = pa.array(np.arange(rows + 1, dtype=np.int64) * width)
+    return pl.Series("value", pl.from_arrow(pa.LargeListArray.from_arrays(offsets, flat))).cast(pl.List(pl.Float64))
+
+
+def _player_values(arrays: dict[str, np.ndarray], fields, params: dict, rows: np.ndarray) -> np.ndarray:
     parts = []
     for f in fields:
         values = np.asarray(arrays[f.name], dtype=np.float64)[rows]
         parts.append(values.reshape(len(rows), f.size(params)))  # also for no rows
     if not parts:
-        return [[] for _ in range(len(rows))]
+        return np.zeros((len(rows), 0))
     matrix = np.hstack(parts)
     big = np.isfinite(matrix) & (np.abs(matrix) >= _EXACT_FLOAT) & (matrix == np.round(matrix))
     if big.any() and any(f.name in ("last_period", "period") for f in fields):
         raise DuckrateInputError("state: a rating period beyond 2^53 cannot be saved exactly; expected smaller period numbers")
-    return matrix.tolist()
+    return matrix
