@@ -288,7 +288,9 @@ def eq_4_quad(m, sigma, beta, y=2000.0):
 def test_figure_3_1_golden_is_eq_4():
     golden = json.loads(GOLDEN_PATH.read_text())["figure_3_1"]
     for beta, sigma, m, change in golden["rows"]:
-        assert eq_4(m, sigma, beta) == pytest.approx(change, rel=1e-13, abs=1e-300)
+        # 1e-10, not 1e-13: np.trapezoid's sums run in an order that depends on the CPU's SIMD width, and the
+        # odd part of the first moment cancels (measured: 6.5e-12 between an Intel AVX-512 and an AMD machine)
+        assert eq_4(m, sigma, beta) == pytest.approx(change, rel=1e-10, abs=1e-300)
     for beta, sigma, m, change in golden["rows"][::5]:
         assert eq_4_quad(m, sigma, beta) == pytest.approx(change, rel=golden["tolerance_relative"], abs=1e-300)
 
