@@ -57,30 +57,61 @@ def new_token() -> int:
     return next(_TOKENS)
 
 
-class _Part:
-    """The chunks of one collected table, kept field by field so they can be joined, and freed, one field
-    at a time."""
+def _fixed_width_dtype(kind: pa.DataType):
+    """The NumPy dtype holding the values of a fixed-width Arrow type (integers, floats, times), or None."""
+    if pa.types.is_floating(kind):
+        return np.dtype(f"float{kind.bit_width}")
+    if pa.types.is_unsigned_integer(kind):
+        return np.dtype(f"uint{kind.bit_width}")
+    if (pa.types.is_signed_integer(kind) or pa.types.is_timestamp(kind) or pa.types.is_date(kind)
+            or pa.types.is_time(kind) or pa.types.is_duration(kind)):
+        return np.dtype(f"int{kind.bit_width}")
+    return None
 
-    def __init__(self, struct_type: pa.StructType):
-        self.type = struct_type
-        self.fields: list[list[pa.Array]] = [[] for _ in range(struct_type.num_fields)]
-        self.lengths: list[int] = []
+
+class _Part:
+    """One table being collected: fixed-width fields are copied chunk by chunk into arrays allocated once
+    for the size the query counted beforehand (so the table is never held twice); other fields (text ids)
+    keep their chunks until the end."""
+
+    def __init__(self, struct_type: pa.StructType, size: int):
+        self.type, self.size, self.rows = struct_type, size, 0
+        self.dtypes = [_fixed_width_dtype(f.type) for f in struct_type]
+        self.values = [np.empty(size, dtype) if dtype is not None else [] for dtype in self.dtypes]
+        self.valid: list[np.ndarray | None] = [None] * len(self.dtypes)
+        self.starts: list[int] = []
 
     def add(self, chunk: pa.StructArray) -> None:
         if chunk.type != self.type:  # e.g. a text column handed over as string in one chunk, string_view in another
             chunk = chunk.cast(self.type)
-        for i, values in enumerate(self.fields):
-            values.append(chunk.field(i))
-        self.lengths.append(len(chunk))
+        start, n = self.rows, len(chunk)
+        if start + n > self.size:
+            raise DuckrateInputError(
+                f"duckrate: the input has more rows than counted ({self.size}) when the query started: it changed between "
+                "the two scans of one query (e.g. a view over random() or a sample); materialise it as a table first")
+        for i, dtype in enumerate(self.dtypes):
+            field = chunk.field(i)
+            if dtype is None:
+                self.values[i].append(field)
+                continue
+            self.values[i][start:start + n] = np.frombuffer(field.buffers()[1], dtype=dtype)[field.offset:field.offset + n]
+            if field.null_count:
+                if self.valid[i] is None:
+                    self.valid[i] = np.ones(self.size, dtype=np.bool_)
+                self.valid[i][start:start + n] = np.asarray(field.is_valid(), dtype=np.bool_)
+        self.starts.append(start)
+        self.rows += n
 
     def join(self) -> pa.StructArray:
-        """One struct array: each field's chunks concatenated and dropped before the next field's (the peak
-        is the chunks plus one field's copy, not the whole table twice)."""
+        """One struct array of the rows collected, in arrival order (fixed-width fields without a copy)."""
         joined = []
-        for i in range(len(self.fields)):
-            values, self.fields[i] = self.fields[i], []
-            joined.append(values[0] if len(values) == 1 else pa.concat_arrays(values))
-            del values
+        for i, f in enumerate(self.type):
+            values, self.values[i] = self.values[i], None
+            if self.dtypes[i] is None:
+                joined.append(values[0] if len(values) == 1 else pa.concat_arrays(values))
+                continue
+            mask = None if self.valid[i] is None else ~self.valid[i][:self.rows]
+            joined.append(pa.array(values[:self.rows], type=f.type, mask=mask))
         return pa.StructArray.from_arrays(joined, fields=list(self.type))
 
 
@@ -92,10 +123,10 @@ class Collector:
         self._last_used: dict[int, float] = {}
         self._lock = threading.Lock()
 
-    def add(self, token: int, part: str, chunk: pa.StructArray) -> None:
+    def add(self, token: int, part: str, size: int, chunk: pa.StructArray) -> None:
         with self._lock:
             if (token, part) not in self._parts:
-                self._parts[(token, part)] = _Part(chunk.type)
+                self._parts[(token, part)] = _Part(chunk.type, size)
             self._parts[(token, part)].add(chunk)
             self._last_used[token] = time.monotonic()
 
@@ -106,13 +137,12 @@ class Collector:
             collected = self._parts.pop((token, part), None)
             if not any(key[0] == token for key in self._parts):
                 self._last_used.pop(token, None)
-        lengths = collected.lengths if collected is not None else []
-        if sum(lengths) != expected:
-            raise RuntimeError(f"duckrate: collected {sum(lengths)} rows of {part}, expected {expected}; please report this")
+        rows = collected.rows if collected is not None else 0
+        if rows != expected:
+            raise RuntimeError(f"duckrate: collected {rows} rows of {part}, expected {expected}; please report this")
         if not expected:
             return None, np.zeros(0, np.int64)
-        starts = np.cumsum([0] + lengths[:-1], dtype=np.int64)
-        return collected.join(), starts[np.asarray(lengths) > 0]
+        return collected.join(), np.asarray(collected.starts, dtype=np.int64)
 
     def evict_idle(self, limit: float) -> None:
         now = time.monotonic()
@@ -270,14 +300,15 @@ def new_token_udf(rows):
     return pa.array([new_token() for _ in range(len(rows))], pa.int64())
 
 
-def collect_udf(token, part, rows):
-    """``duckrate_collect(token, part, row)``: keep a chunk of input rows; TRUE for each."""
-    token, part, rows = whole(token), whole(part), whole(rows)
+def collect_udf(token, part, size, rows):
+    """``duckrate_collect(token, part, size, row)``: keep a chunk of the ``size`` input rows of ``part``;
+    TRUE for each."""
+    token, part, size, rows = whole(token), whole(part), whole(size), whole(rows)
     if len(rows):
         tokens = np.asarray(token, dtype=np.int64)
         if tokens[0] != tokens[-1]:
             raise RuntimeError("duckrate: one collect call received several tokens; please report this")
-        COLLECTOR.add(int(tokens[0]), part[0].as_py(), rows)
+        COLLECTOR.add(int(tokens[0]), part[0].as_py(), int(size[0].as_py()), rows)
     return pa.array(np.ones(len(rows), dtype=np.bool_))
 
 
@@ -324,12 +355,13 @@ def make_take_state_udf(state_type: pa.DataType, to_arrow):
 
 
 def collected_ctes(parts: dict[str, str]) -> str:
-    """The CTEs ``duckrate_token`` (this query's token, column ``t``) and ``duckrate_collected`` (one row with
-    ``n_<part>``: the number of rows of each ``part`` collected from its relation, whose rows are passed
-    whole, as structs)."""
+    """The CTEs ``duckrate_token`` (this query's token ``t`` and each part's row count ``size_<part>``, so
+    the collected columns are allocated once) and ``duckrate_collected`` (one row with ``n_<part>``: the
+    number of rows of each ``part`` collected from its relation, whose rows are passed whole, as structs)."""
+    sizes = ", ".join(f"(SELECT count(*) FROM {relation}) AS size_{part}" for part, relation in parts.items())
     counts = ",\n           ".join(
-        f"(SELECT count({COLLECT_UDF}(k.t, '{part}', r)) FROM {relation} AS r, duckrate_token AS k) AS n_{part}"
+        f"(SELECT count({COLLECT_UDF}(k.t, '{part}', k.size_{part}, r)) FROM {relation} AS r, duckrate_token AS k) AS n_{part}"
         for part, relation in parts.items()
     )
-    return (f"duckrate_token AS MATERIALIZED (SELECT {NEW_TOKEN_UDF}(0) AS t),\n"
+    return (f"duckrate_token AS MATERIALIZED (SELECT {NEW_TOKEN_UDF}(0) AS t, {sizes}),\n"
             f"duckrate_collected AS MATERIALIZED (\n    SELECT {counts}\n)")
