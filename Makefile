@@ -19,7 +19,8 @@ test: $(VENV)/.installed
 
 bench: $(VENV)/.installed
 	$(PY) bench/elo.py
-	$(PY) bench/udf_floor.py
+	$(PY) bench/bridge.py
+	$(PY) bench/replay_model.py
 	$(PY) bench/replay_glicko2.py
 	$(PY) bench/replay_trueskill.py
 	$(PY) bench/replay_chance.py
