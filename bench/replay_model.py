@@ -55,7 +55,8 @@ replay_model_bench:
 """
 MACRO = """
 import duckdb, duckrate, sys, time
-con = duckdb.connect(sys.argv[1], config={'enable_progress_bar': False})
+con = duckdb.connect(sys.argv[1])
+con.execute("SET enable_progress_bar = false")
 duckrate.register(con)
 con.execute("CREATE TEMP TABLE warm AS SELECT * FROM stg_matches LIMIT 1000")
 con.execute(f"SELECT count(*) FROM {sys.argv[2]}_replay('warm')").fetchall()
@@ -109,7 +110,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "DUCKRATE_WAREHOUSE": str(warehouse)}
     dirs = ["--project-dir", str(project), "--profiles-dir", str(project)]
     subprocess.run([str(DBT), "deps", *dirs], check=True, capture_output=True, cwd=project, env=env)
-    load = (f"import duckdb; c = duckdb.connect({str(warehouse)!r}, config={{'enable_progress_bar': False}}); c.execute(\"ATTACH '{data}' AS src (READ_ONLY)\"); "
+    load = (f"import duckdb; c = duckdb.connect({str(warehouse)!r}); c.execute('SET enable_progress_bar = false'); c.execute(\"ATTACH '{data}' AS src (READ_ONLY)\"); "
             "c.execute('CREATE TABLE raw_matches AS SELECT * FROM src.matches')")
     subprocess.run([sys.executable, "-c", load], check=True)
     subprocess.run([str(DBT), "run", "--select", "+stg_matches", "--exclude", f"replay_{args.system}", *dirs],
@@ -141,7 +142,7 @@ def main(argv: list[str] | None = None) -> int:
         seconds = common.median([s for s, _ in runs])
         rows.append([name, f"{seconds:.2f}", f"{seconds / base:.2f}x", f"{max(p for _, p in runs) / common.GB:.2f}"])
     new = args.n_matches // 100
-    grow = (f"import duckdb; c = duckdb.connect({str(warehouse)!r}, config={{'enable_progress_bar': False}}); "
+    grow = (f"import duckdb; c = duckdb.connect({str(warehouse)!r}); c.execute('SET enable_progress_bar = false'); "
             f"c.execute('INSERT INTO raw_matches SELECT match_id + {args.n_matches}, played_at + INTERVAL 3650 DAY, league, player_a, "
             f"player_b, score_a FROM raw_matches ORDER BY match_id LIMIT {new}')")
     subprocess.run([sys.executable, "-c", grow], check=True)

@@ -42,7 +42,8 @@
       insert into {{ target_relation }} by name
       select * from duckrate_{{ system }}_rows({{ duckrate._sql_literal(rows_of) }}, '{{ tokens }}');
       {%- endif %}
-      create or replace {{ '' if loop.last else 'temp ' }}table {{ state_to }} as select * from duckrate_taken_state('{{ tokens }}');
+      create or replace {{ '' if loop.last else 'temp ' }}table {{ state_to }} as select * from duckrate_next_state('{{ tokens }}'
+        {%- if state_from is not none %}, state := {{ duckrate._sql_literal(state_from) }}{% endif %});
       drop table {{ tokens }};
       {%- if n_chunks > 1 %}
       drop table {{ chunk }};

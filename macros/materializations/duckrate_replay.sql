@@ -24,7 +24,7 @@
   chunk. The replay table equals one replay of the whole input, bit for bit, and the whole build is one
   transaction: readers see the old tables or the new ones. Each chunk's rows and state come from one run
   of the system: duckrate_<system>_token computes, then duckrate_<system>_rows streams the rows into the
-  replay table and duckrate_taken_state gives the state.
+  replay table and duckrate_next_state merges the state rows it wrote into the state before it.
 -#}
 {% materialization duckrate_replay, adapter='duckdb' %}
   {%- set system = config.require('duckrate_system') -%}

@@ -74,7 +74,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     """Create (or replace) the TEMP table macros on this connection or cursor."""
     con.execute(replay_udf.EMPTY_PRIORS_SQL)
     con.execute(replay_udf.EMPTY_STATE_SQL)
-    con.execute(replay_udf.TAKEN_STATE_MACRO_SQL)
+    con.execute(replay_udf.NEXT_STATE_MACRO_SQL)
     con.execute(replay_udf.DEFAULT_CHUNK_MACRO_SQL)
     for system in REPLAY_SYSTEMS:
         con.execute(replay_udf.macro_sql(system))

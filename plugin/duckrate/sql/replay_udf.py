@@ -175,7 +175,7 @@ def make_compute_udf(system: ReplaySystem):
 
         def run(row: int, columns, state, priors, want_state: bool):
             _, computed, after = run_replay(system, columns, priors, call.values(row), table=call.table(row),
-                                            state=state, want_state=want_state)
+                                            state=state, want_state=want_state, partial_state=True)
             return computed, after
 
         return compute_tokens(call, run, fields, "match")
@@ -191,7 +191,7 @@ def make_check_udf(system: ReplaySystem):
     def check_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, *parameters):
         call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, parameters)
         return resume_reasons(call, lambda row, columns, state: resume_problem(system, columns, call.values(row), state,
-                                                                             table=call.table(row)))
+                                                                             table=call.table(row), partial_state=True))
 
     check_udf.__name__ = udf_name(system, "check")
     return check_udf
@@ -239,15 +239,71 @@ STATE_SOURCE = (f"(SELECT {', '.join('s.' + name for name in STATE_SCHEMA)} FROM
                 "UNION ALL BY NAME (SELECT * FROM query_table(state))) AS s)")
 
 
+def _player_keys(pairs: bool) -> str:
+    """The (league, player) of every side of every match in ``tbl`` (with ``pairs``, plus its ``opponent``)."""
+    opponent_a, opponent_b = (", m.player_b::VARCHAR AS opponent", ", m.player_a::VARCHAR") if pairs else ("", "")
+    return (f"(SELECT m.league::VARCHAR AS league, m.player_a::VARCHAR AS player{opponent_a} FROM {MATCH_SOURCE} AS m "
+            f"UNION ALL SELECT m.league::VARCHAR, m.player_b::VARCHAR{opponent_b} FROM {MATCH_SOURCE} AS m)")
+
+
+def state_read_sql(player_keys: str, pair_keys: str | None) -> str:
+    """The rows of the saved state (``state``) a run over ``tbl`` reads: every league row, its ``n_players``
+    counted over the whole state (as ``with_player_counts``), the player rows of the (league, player) in
+    ``player_keys`` and, for a system with per-pair state, the pair rows of the (league, player, opponent)
+    in ``pair_keys``. The Python side never holds the rest of a long history's state: the macros merge
+    what the run writes back into the whole state (:func:`merged_state_sql`)."""
+    pairs = "" if pair_keys is None else f"""
+  UNION ALL
+  SELECT st.* FROM {STATE_SOURCE} AS st SEMI JOIN {pair_keys} AS q
+    ON st.league IS NOT DISTINCT FROM q.league AND st.player = q.player AND st.opponent = q.opponent
+  WHERE st.kind = 'pair'"""
+    return f"""(
+  SELECT st.* REPLACE (coalesce(pc.n, 0)::BIGINT AS n_players)
+  FROM {STATE_SOURCE} AS st
+  LEFT JOIN (SELECT sp.league, count(*) AS n FROM {STATE_SOURCE} AS sp WHERE sp.kind = 'player' GROUP BY sp.league) AS pc
+    ON pc.league IS NOT DISTINCT FROM st.league
+  WHERE st.kind = 'league'
+  UNION ALL
+  SELECT st.* FROM {STATE_SOURCE} AS st SEMI JOIN {player_keys} AS q
+    ON st.league IS NOT DISTINCT FROM q.league AND st.player = q.player
+  WHERE st.kind = 'player'{pairs}
+)"""
+
+
+def merged_state_sql(taken: str) -> str:
+    """The whole state after a run: the rows it wrote (the relation ``taken``) and every row of the saved
+    state (``state``) with another key (kind, league, player, opponent), each league row's ``n_players``
+    counted over the result (what the Python API's ``with_player_counts`` gives)."""
+    same_key = " AND ".join(f"o.{name} IS NOT DISTINCT FROM n.{name}" for name in ("kind", "league", "player", "opponent"))
+    return f"""(
+  WITH duckrate_merged AS MATERIALIZED (
+    SELECT n.* FROM {taken} AS n
+    UNION ALL
+    SELECT o.* FROM {STATE_SOURCE} AS o ANTI JOIN {taken} AS n ON {same_key}
+    WHERE o.kind IN ('league', 'player', 'pair')
+  )
+  SELECT sm.* REPLACE (CASE WHEN sm.kind = 'league' THEN coalesce(pc.n, 0) END::BIGINT AS n_players)
+  FROM duckrate_merged AS sm
+  LEFT JOIN (SELECT sp.league, count(*) AS n FROM duckrate_merged AS sp WHERE sp.kind = 'player' GROUP BY sp.league) AS pc
+    ON sm.kind = 'league' AND pc.league IS NOT DISTINCT FROM sm.league
+)"""
+
+
+def taken_state_cte(tokens: str) -> str:
+    """``duckrate_taken``: the state rows the compute call behind the one token in ``tokens`` wrote (taken once)."""
+    return f"duckrate_taken AS MATERIALIZED (SELECT unnest({TAKE_STATE_UDF}(t.token), recursive := true) FROM {tokens} AS t)"
+
+
 def _macro(system: ReplaySystem, name: str, extra: str = "") -> tuple[str, str]:
     """The ``CREATE ... MACRO name(tbl, <params>, priors, state[, extra]) AS TABLE WITH <collected input,
     state and priors>, <names>`` head, and the compute UDF's arguments (``{want}`` left to fill in)."""
     params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in system.parameters)
     args = ", ".join(p.name for p in system.parameters)
-    parts = {"input": packed_matches_sql(), "state": STATE_SOURCE, "priors": PRIORS_SOURCE}
+    read = state_read_sql(_player_keys(False), _player_keys(True) if system.pair_state else None)
+    parts = {"input": packed_matches_sql(), "state": "duckrate_state_read", "priors": PRIORS_SOURCE}
     head = f"""
 CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}'{extra}) AS TABLE
-WITH {collected_ctes(parts)}, {names_ctes()}"""
+WITH duckrate_state_read AS MATERIALIZED {read}, {collected_ctes(parts)}, {names_ctes()}"""
     udf_args = f"""k.t, c.n_input, c.n_state, c.n_priors, (SELECT pn.names FROM player_names AS pn),
                   (SELECT ln.names FROM league_names AS ln), tbl, {{want}}, {args}"""
     return head, udf_args
@@ -284,17 +340,17 @@ def macro_sql(system: ReplaySystem, with_state: bool = False) -> str:
     if not with_state:
         computed = _computed_cte(system, udf_args, "'rows'")
         return f"{head}, {computed}\n{rows}\n"
-    return f"""{head}, {_computed_cte(system, udf_args, "'rows_and_state'")}
+    return f"""{head}, {_computed_cte(system, udf_args, "'rows_and_state'")}, {taken_state_cte("duckrate_computed")}
 ({rows})
 UNION ALL BY NAME
-(SELECT unnest({TAKE_STATE_UDF}(c.token)) AS duckrate_state FROM duckrate_computed AS c)
+(SELECT ms AS duckrate_state FROM {merged_state_sql("duckrate_taken")} AS ms)
 """
 
 
 def token_macro_sql(system: ReplaySystem) -> str:
     """``duckrate_<system>_token(tbl, <params>, priors, state, want := 'rows_and_state')``: one row, the
     ``token`` of a compute call (the dbt materialization then writes ``duckrate_<system>_rows(tbl, tokens)``
-    into the replay table and ``duckrate_taken_state(tokens)`` into the state table)."""
+    into the replay table and ``duckrate_next_state(tokens, state)`` into the state table)."""
     head, udf_args = _macro(system, f"duckrate_{system.name}_token", extra=", want := 'rows_and_state'")
     return f"""{head}
 SELECT {udf_name(system, 'compute')}({udf_args.format(want='want')}) AS token FROM duckrate_token AS k, duckrate_collected AS c
@@ -310,9 +366,10 @@ CREATE OR REPLACE TEMP MACRO duckrate_{system.name}_rows(tbl, tokens) AS TABLE
 
 
 DEFAULT_CHUNK_MACRO_SQL = f"CREATE OR REPLACE TEMP MACRO duckrate_default_chunk_size() AS {DEFAULT_CHUNK_ROWS}"
-TAKEN_STATE_MACRO_SQL = f"""
-CREATE OR REPLACE TEMP MACRO duckrate_taken_state(tokens) AS TABLE
-SELECT unnest({TAKE_STATE_UDF}(t.token), recursive := true) FROM query_table(tokens) AS t
+NEXT_STATE_MACRO_SQL = f"""
+CREATE OR REPLACE TEMP MACRO duckrate_next_state(tokens, state := '{EMPTY_STATE_VIEW}') AS TABLE
+WITH {taken_state_cte("query_table(tokens)")}
+SELECT * FROM {merged_state_sql("duckrate_taken")} AS ms
 """
 
 
@@ -320,8 +377,8 @@ def state_macro_sql(system: ReplaySystem) -> str:
     """``<system>_state(tbl, <params>, priors, state)``: the state table after the matches of ``tbl``,
     continuing ``state`` when given (see systems/_state.py)."""
     head, udf_args = _macro(system, f"{system.name}_state")
-    return f"""{head}, {_computed_cte(system, udf_args, "'state'")}
-SELECT unnest({TAKE_STATE_UDF}(c.token), recursive := true) FROM duckrate_computed AS c
+    return f"""{head}, {_computed_cte(system, udf_args, "'state'")}, {taken_state_cte("duckrate_computed")}
+SELECT * FROM {merged_state_sql("duckrate_taken")} AS ms
 """
 
 

@@ -164,20 +164,25 @@ class ReplaySystem:
 
 def run_replay(
     system: ReplaySystem, columns: dict[str, pa.Array], priors, params: dict, table: str = "matches",
-    state=None, want_state: bool = False,
+    state=None, want_state: bool = False, partial_state: bool = False,
 ) -> tuple[PreparedMatches, dict[str, np.ndarray | None], pl.DataFrame | None]:
     """Replay ``system`` over ``columns``, continuing from a saved ``state`` table when given.
 
     Returns the prepared matches, the output arrays by input row, and (with ``want_state``) the state
     table after these matches (see :mod:`._state`). Raises :class:`._state.RebuildRequired` when the state
     cannot be continued with these matches.
+
+    ``partial_state`` (the SQL macros): ``state`` holds only the rows these matches read (every league
+    row, its ``n_players`` counted over the whole saved state; the player and pair rows of the players and
+    pairs in ``columns``), and the state returned only the rows the run writes, unordered and with
+    ``n_players`` left to the caller, which merges it into the whole saved state.
     """
     params = system.resolve(params)
     prepared = prepare_matches(columns, table)
     system.check_matches(columns, prepared, table)
     priors = prior_columns(priors)
     periods = system.periods(prepared, params) if system.periods is not None else None
-    old = state_frame(state) if state is not None else None
+    old = _old_state(state, partial_state)
     if old is not None and old.height:
         start = _continuation_start(system, columns, prepared, params, periods, old)
     else:
@@ -208,16 +213,25 @@ def run_replay(
     if not want_state:
         return prepared, outputs, None
     league_rows = _league_rows(system, columns, prepared, params, start, final_order, periods, open_rows)
-    new_state = with_player_counts(end_frame(system, prepared, params, end, saved, league_rows, old))
-    return prepared, outputs, new_state
+    new_state = end_frame(system, prepared, params, end, saved, league_rows, old, ordered=not partial_state)
+    return prepared, outputs, new_state if partial_state else with_player_counts(new_state)
 
 
-def resume_problem(system: ReplaySystem, columns: dict[str, pa.Array], params: dict, state, table: str = "matches") -> str | None:
+def _old_state(state, partial_state: bool) -> pl.DataFrame | None:
+    """The saved state as a frame; a whole one with its league rows' ``n_players`` counted afresh."""
+    if state is None:
+        return None
+    frame = state_frame(state)
+    return frame if partial_state or not frame.height else with_player_counts(frame)
+
+
+def resume_problem(system: ReplaySystem, columns: dict[str, pa.Array], params: dict, state, table: str = "matches",
+                   partial_state: bool = False) -> str | None:
     """Why ``state`` cannot be continued with these matches (the message of the :class:`RebuildRequired` a
     continuation would raise), or None when it can; the replay itself is not run."""
     params = system.resolve(params)
     prepared = prepare_matches(columns, table)
-    old = state_frame(state)
+    old = _old_state(state, partial_state)
     if not old.height:
         return None
     try:

@@ -253,8 +253,10 @@ def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.
         for name, values in _split_fields(matrix, system.player_state, params).items():
             start.player[name][rows] = values
 
-    # the league's player count over the saved state and these matches
-    saved = players.group_by("league").len()
+    # the league's player count over the saved state and these matches (a league row's n_players counts
+    # its player rows in the whole saved state: with_player_counts, or the SQL macros' count before they
+    # pass only the rows these matches need)
+    saved = leagues.select("league", pl.col("n_players").fill_null(0).alias("len"))
     new_players = slots.join(players.select("league", "player"), on=["league", "player"], how="anti", nulls_equal=True)
     counts = saved.join(new_players.group_by("league").len().rename({"len": "new"}), on="league", how="full",
                         coalesce=True, nulls_equal=True).fill_null(0)
@@ -353,9 +355,10 @@ def _late(row: dict, match_ids: pa.Array, at: int, why: str) -> None:
 
 
 def end_frame(system, prepared: PreparedMatches, params: dict, end: EndState, saved_slots: np.ndarray,
-              league_rows: dict[int, dict], old_state: pl.DataFrame | None) -> pl.DataFrame:
+              league_rows: dict[int, dict], old_state: pl.DataFrame | None, ordered: bool = True) -> pl.DataFrame:
     """The state table after a run: the saved slots' values and the given league rows, plus every row of
-    ``old_state`` for players and leagues these matches did not touch."""
+    ``old_state`` for players and leagues these matches did not touch; sorted by kind, league, player and
+    opponent unless not ``ordered`` (the SQL macros merge it into a table, where rows have no order)."""
     slots = _slot_table(prepared, saved_slots)
     players = slots.select("league", "player").with_columns(
         pl.lit("player").alias("kind"), _value_lists(_player_values(end.player, system.player_state, params, slots["slot"].to_numpy()))
@@ -385,7 +388,7 @@ def end_frame(system, prepared: PreparedMatches, params: dict, end: EndState, sa
         keep_pairs = old_state.filter(pl.col("kind") == "pair").join(
             touched_pairs, on=["league", "player", "opponent"], how="anti", nulls_equal=True)
         new = pl.concat([new, keep_players, keep_pairs, keep_leagues], how="vertical")
-    return new.sort(["kind", "league", "player", "opponent"], nulls_last=True)
+    return new.sort(["kind", "league", "player", "opponent"], nulls_last=True) if ordered else new
 
 
 def untouched_rows(old_state: pl.DataFrame, slots: pl.DataFrame, touched_leagues: list) -> tuple[pl.DataFrame, pl.DataFrame]:
