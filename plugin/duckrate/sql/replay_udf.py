@@ -273,18 +273,19 @@ def state_read_sql(player_keys: str, pair_keys: str | None) -> str:
 def merged_state_sql(taken: str) -> str:
     """The whole state after a run: the rows it wrote (the relation ``taken``) and every row of the saved
     state (``state``) with another key (kind, league, player, opponent), each league row's ``n_players``
-    counted over the result (what the Python API's ``with_player_counts`` gives)."""
+    counted over the result (what the Python API's ``with_player_counts`` gives). Streams: only the
+    per-league counts are held, never the merged rows."""
     same_key = " AND ".join(f"o.{name} IS NOT DISTINCT FROM n.{name}" for name in ("kind", "league", "player", "opponent"))
+
+    def kept(kinds: str) -> str:
+        return f"SELECT o.* FROM {STATE_SOURCE} AS o ANTI JOIN {taken} AS n ON {same_key} WHERE o.kind IN ({kinds})"
+
     return f"""(
-  WITH duckrate_merged AS MATERIALIZED (
-    SELECT n.* FROM {taken} AS n
-    UNION ALL
-    SELECT o.* FROM {STATE_SOURCE} AS o ANTI JOIN {taken} AS n ON {same_key}
-    WHERE o.kind IN ('league', 'player', 'pair')
-  )
   SELECT sm.* REPLACE (CASE WHEN sm.kind = 'league' THEN coalesce(pc.n, 0) END::BIGINT AS n_players)
-  FROM duckrate_merged AS sm
-  LEFT JOIN (SELECT sp.league, count(*) AS n FROM duckrate_merged AS sp WHERE sp.kind = 'player' GROUP BY sp.league) AS pc
+  FROM (SELECT n.* FROM {taken} AS n UNION ALL {kept("'league', 'player', 'pair'")}) AS sm
+  LEFT JOIN (SELECT sp.league, count(*) AS n
+             FROM (SELECT n.league FROM {taken} AS n WHERE n.kind = 'player' UNION ALL SELECT k.league FROM ({kept("'player'")}) AS k) AS sp
+             GROUP BY sp.league) AS pc
     ON sm.kind = 'league' AND pc.league IS NOT DISTINCT FROM sm.league
 )"""
 

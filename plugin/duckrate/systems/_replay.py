@@ -58,7 +58,7 @@ OUTPUT_COLUMNS = (
 SD_COLUMNS = ("sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after")
 # The most input rows (matches, or contest results) a replay hands to its kernel at once, by default: longer
 # histories replay in chunks in time order, each continuing from the state the one before left.
-DEFAULT_CHUNK_ROWS = 4_000_000
+DEFAULT_CHUNK_ROWS = 2_000_000
 
 
 def new_outputs(n_rows: int, has_sd: bool = True) -> dict[str, np.ndarray | None]:
