@@ -22,6 +22,12 @@ Each case runs in a fresh child process (see ``_common``):
   (dense n x n Markov chain) cannot run on 50k players (each n x n float64 matrix is 20 GB); they run
   on a 100k-match / 4k-player set instead, against duckrate on the same games (ridge, same optimum).
 
+* ``default``: the call a user writes, ``CREATE TABLE r AS SELECT * FROM bt_fit('src.main.matches',
+  prior_sd := 400)`` with the default ``uncertainty := 'auto'`` (the sparse-Hessian sd above 1000 players),
+  ``--repeats`` times (target: 1.5 s at 1M / 50k, 20 s at 10M / 185k). At 1M it also checks the sparse sd
+  against a 100-resample bootstrap, on the decisive games (the model's own variance: within the
+  bootstrap's Monte-Carlo error) and on all games (draws vary less than half a win and half a loss).
+
 Usage (from the repository root)::
 
     .venv/bin/python bench/bt_fit.py                # 1M and 10M, 3 repeats, choix
@@ -108,6 +114,49 @@ def child_fit(args) -> None:
         "gradient_norm": _gradient_norm(frame, fit, PRIOR_SD), "sql_equals_python": same,
         "bootstrap20_s": bootstrap_s, "hwm_gb": (common.hwm_bytes() or 0) / common.GB,
     })
+
+
+DEFAULT_PRIOR_SD = 400.0
+DEFAULT_TARGET_SECONDS = {1_000_000: 1.5, 10_000_000: 20.0}
+RESAMPLES = 100
+
+
+def _sd_ratio(frame, label: str) -> dict:
+    """Sparse-Hessian sd over the bootstrap's, per player: median, mean, and the share beyond 3 Monte-Carlo sds."""
+    import numpy as np
+
+    import duckrate
+
+    sparse = duckrate.bt_fit(frame, prior_sd=DEFAULT_PRIOR_SD, uncertainty="sparse")
+    started = time.perf_counter()
+    boot = duckrate.bt_fit(frame, prior_sd=DEFAULT_PRIOR_SD, uncertainty="bootstrap", resamples=RESAMPLES, seed=1)
+    boot_s = time.perf_counter() - started
+    both = sparse.join(boot, on="player", suffix="_boot")
+    ratio = (both["sd"] / both["sd_boot"]).to_numpy()
+    mc = 1.0 / math.sqrt(2.0 * (RESAMPLES - 1))  # relative sd of one bootstrap sd
+    return {"label": label, "games": frame.height, "draws": float((frame["score_a"] == 0.5).mean()),
+            "median": float(np.median(ratio)), "mean": float(ratio.mean()), "mc": mc,
+            "beyond_3mc": float(np.mean(np.abs(ratio - 1.0) > 3 * mc)), "bootstrap_s": boot_s}
+
+
+def child_default(args) -> None:
+    con = common.benchmark_connection(args.data)
+    con.execute("CREATE TABLE warm AS SELECT * FROM src.main.matches LIMIT 10000")
+    con.execute(f"CREATE TABLE w AS SELECT * FROM bt_fit('warm', prior_sd := {DEFAULT_PRIOR_SD})")
+    seconds = []
+    for _ in range(args.repeats):
+        started = time.perf_counter()
+        con.execute(f"CREATE OR REPLACE TABLE r AS SELECT * FROM bt_fit('src.main.matches', prior_sd := {DEFAULT_PRIOR_SD})")
+        seconds.append(time.perf_counter() - started)
+    kinds = [row[0] for row in con.execute("SELECT DISTINCT uncertainty FROM r").fetchall()]
+    nulls = con.execute("SELECT count(*) FILTER (sd IS NULL), count(*) FROM r").fetchone()
+    hwm = (common.hwm_bytes() or 0) / common.GB
+    checks = []
+    if args.check:
+        frame = _frame(args.data)
+        checks = [_sd_ratio(frame.filter(frame["score_a"] != 0.5), "decisive games"), _sd_ratio(frame, "all games")]
+    common.emit_result({"seconds": seconds, "uncertainty": kinds, "null_sd": nulls[0], "players": nulls[1],
+                        "hwm_gb": hwm, "checks": checks})
 
 
 def _decisive_codes(frame):
@@ -198,11 +247,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--choix-seconds", type=float, default=180.0)
     parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--child", choices=["fit", "choix-mm", "choix-dense"])
+    parser.add_argument("--child", choices=["fit", "default", "choix-mm", "choix-dense"])
+    parser.add_argument("--check", action="store_true")
     parser.add_argument("--data", type=Path)
     args = parser.parse_args()
     if args.child:
-        {"fit": child_fit, "choix-mm": child_choix_mm, "choix-dense": child_choix_dense}[args.child](args)
+        {"fit": child_fit, "default": child_default, "choix-mm": child_choix_mm, "choix-dense": child_choix_dense}[args.child](args)
         return 0
     if args.quick:
         args.sizes, args.repeats, args.choix_seconds = [1_000_000], 1, 60.0
@@ -231,6 +281,26 @@ def main() -> int:
     print(common.format_table(
         ["matches", "players", "s, Python bt_fit (median; runs)", "s, SQL", "matches/s", "Newton steps", "‖∇f‖ (NumPy)",
          "SQL = Python", "peak GB", "s, +20 bootstrap", "target", "met"], rows))
+
+    rows, checks = [], []
+    for size in args.sizes:
+        data = common.matches_file(f"bt_{size}", size, PLAYERS[size], seed=SEED, log=log)
+        log(f"default call {common.human_count(size)} ...")
+        child = [__file__, "--child", "default", "--data", str(data), "--repeats", str(args.repeats)]
+        r = common.run_child(child + (["--check"] if size == 1_000_000 else []), timeout=3600)
+        seconds = common.median(r["seconds"])
+        failed |= r["null_sd"] > 0
+        rows.append([common.human_count(size), f"{r['players']:,}", f"{seconds:.2f} ({', '.join(f'{s:.2f}' for s in r['seconds'])})",
+                     ", ".join(r["uncertainty"]), f"{r['hwm_gb']:.2f}", f"≤ {DEFAULT_TARGET_SECONDS[size]:g} s",
+                     "yes" if seconds <= DEFAULT_TARGET_SECONDS[size] else "no"])
+        checks += r["checks"]
+    print()
+    print(f"The default call, SQL: CREATE TABLE r AS SELECT * FROM bt_fit(m, prior_sd := {DEFAULT_PRIOR_SD:g}) (uncertainty 'auto'):")
+    print(common.format_table(["matches", "players", "s (median; runs)", "uncertainty", "peak GB", "target", "met"], rows))
+    for c in checks:
+        print(f"- sparse sd / bootstrap sd ({RESAMPLES} resamples, {c['bootstrap_s']:.0f} s), {c['label']} ({c['games']:,}, "
+              f"{c['draws']:.0%} draws): median {c['median']:.3f}, mean {c['mean']:.3f}; one bootstrap sd's Monte-Carlo "
+              f"error {c['mc']:.1%}, players beyond 3 of them {c['beyond_3mc']:.1%}")
 
     if 1_000_000 in args.sizes:
         data = common.matches_file("bt_1000000", 1_000_000, PLAYERS[1_000_000], seed=SEED, log=log)

@@ -6,7 +6,19 @@ along the all-ones direction; under the mean-zero constraint the covariance is i
 ``(H + u uᵀ)⁻¹ - u uᵀ`` (u the unit all-ones vector on θ); anchored at player k the reported θ_i - θ_k
 has variance ``C_ii + C_kk - 2 C_ik``. The dense inverse costs O(N³) time and O(N²) memory, computed by
 our own Cholesky factorisation in one thread (no BLAS whose reductions could vary with the thread count),
-so it is used up to :data:`HESSIAN_MAX_PLAYERS` players per league (about 2 s here at 2000).
+so it is used up to :data:`HESSIAN_MAX_PLAYERS` players per league (about 0.4 s here at 1000, 3 s at 2000).
+
+*Sparse Hessian* (more players): the same observed information, never formed as a dense matrix. The variance
+of each θ_i about the mean comes from Gaussian belief propagation on the Hessian (:mod:`._bt_propagation`,
+O(pairs) per sweep); what the report adds to it is exact: the variance of the common level that the priors
+pin (``1/Σ C_i``, exact for a ridge), the anchor's column of the inverse (one conjugate-gradient solve) and
+the side-A effect's share (a rank-one Schur-complement term from one more solve). Belief propagation is
+exact on trees and otherwise never above the true variance; on the synthetic leagues the reported sd stays
+within 5% of the dense inverse's (0.2% on average), and on games without draws within the bootstrap's
+Monte-Carlo error. It misses what only the whole graph knows: for a plain MLE over groups joined by a
+handful of games, the uncertainty of the groups' relative level (two 1000-player groups joined by 5 games:
+0.44x the dense sd; with a prior, 0.98x). Where the messages do not converge (a plain MLE over a single
+loop) the league falls back to the bootstrap, and its ``uncertainty`` column says so.
 
 *Bootstrap* (more players): ``resamples`` fits on games resampled with replacement (seeded; the draws
 follow the canonical row order, so the result does not depend on the input's row order), each warm-started
@@ -23,11 +35,13 @@ import numpy as np
 
 from .._numba import kernel
 from ._bt_existence import check_existence
+from ._bt_model import center, preconditioned_cg
 from ._bt_pairs import Pairs, resampled
+from ._bt_propagation import propagated_precisions, undirected_edges
 from ._bt_solution import Runaway
 
 #: Largest league (players) whose intervals come from the dense inverse Hessian when uncertainty='auto'.
-HESSIAN_MAX_PLAYERS = 2000
+HESSIAN_MAX_PLAYERS = 1000
 #: Hard limit for uncertainty='hessian' (the dense matrix needs 8·N² bytes twice: 6.4 GB at 20k).
 HESSIAN_HARD_LIMIT = 20000
 Z_95 = 1.959963984540054
@@ -116,6 +130,74 @@ def hessian_variances(pairs: Pairs, curvature: np.ndarray, precision: np.ndarray
     var = inverse_diag[:n] + inverse_diag[anchor] - 2.0 * cross
     var[anchor] = 0.0
     return np.maximum(var, 0.0), alpha_var
+
+
+#: Relative residual of the conjugate-gradient solves of :func:`sparse_variances`.
+SOLVE_RTOL = 1e-12
+SOLVE_MAX_ITER = 100_000
+
+
+def _solve_theta_block(pairs: Pairs, curvature, precision, diagonal, rhs_theta: np.ndarray, mle: bool) -> np.ndarray:
+    """``x = A⁻¹ r`` for the θ-block A of the Hessian (for the plain MLE, the pseudo-inverse: r sums to
+    zero and x is returned mean-zero)."""
+    n = pairs.n_players
+    rhs = np.zeros(n + 1)
+    rhs[:n] = rhs_theta
+    x = np.empty(n + 1)
+    preconditioned_cg(pairs.a, pairs.b, curvature, precision, diagonal, rhs, False, SOLVE_RTOL, SOLVE_MAX_ITER, x)
+    x = x[:n].copy()
+    if mle:
+        center(x)
+    return x
+
+
+@kernel
+def _side_a_column(a, b, curvature, n):
+    """The α column of the Hessian's θ rows: ``h_i = Σ_{pairs with i on side A} v - Σ_{... side B} v``."""
+    h = np.zeros(n)
+    for p in range(a.shape[0]):
+        h[a[p]] += curvature[p]
+        h[b[p]] -= curvature[p]
+    return h
+
+
+def sparse_variances(pairs: Pairs, curvature: np.ndarray, diagonal: np.ndarray, precision: np.ndarray, use_alpha: bool,
+                     anchor: int | None, centred: bool) -> np.ndarray | None:
+    """Variances of the reported θ (as :func:`hessian_variances`) from the sparse Hessian, or None when
+    belief propagation does not converge. ``diagonal`` is the Hessian's diagonal from
+    :func:`._bt_model.evaluate` (θ entries, then α's)."""
+    n = pairs.n_players
+    mle = not np.any(precision > 0.0)
+    lo, hi, weight = undirected_edges(pairs.a, pairs.b, curvature, n)
+    marginal, sweeps = propagated_precisions(lo, hi, weight, np.ascontiguousarray(diagonal[:n]))
+    if sweeps < 0:
+        return None
+    about_mean = 1.0 / marginal
+    level = 0.0 if mle else 1.0 / float(precision.sum())  # Var of the level the priors pin; 1/(nλ) for a ridge
+    if anchor is None:
+        variance = about_mean if centred else about_mean + level
+    else:
+        unit = np.zeros(n)
+        unit[anchor] = 1.0
+        if mle:
+            unit -= 1.0 / n
+        column = _solve_theta_block(pairs, curvature, precision, diagonal, unit, mle)  # (A⁻¹)_{i,anchor}
+        variance = about_mean + level + column[anchor] - 2.0 * column
+    if use_alpha:
+        h = _side_a_column(pairs.a, pairs.b, curvature, n)
+        y = _solve_theta_block(pairs, curvature, precision, diagonal, h, mle)
+        schur = float(diagonal[n]) - float(h @ y)  # 1 / Var(α)
+        if anchor is not None:
+            shift = y[anchor]
+        elif centred:
+            shift = float(y.sum()) / n
+        else:
+            shift = 0.0
+        variance = variance + (y - shift) ** 2 / schur
+    variance = np.maximum(variance, 0.0)
+    if anchor is not None:
+        variance[anchor] = 0.0
+    return variance
 
 
 def bootstrap_replicates(pairs: Pairs, refit, normalise, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:

@@ -33,7 +33,7 @@ from ._bt_pairs import Pairs, pairs_from_rows
 from ._bt_solve import DEFAULT_MAX_ITER, NoFiniteOptimum, fit_pairs
 from ._league_games import league_rows, name_ordered_codes
 from ._bt_uncertainty import (HESSIAN_HARD_LIMIT, HESSIAN_MAX_PLAYERS, Z_95, bootstrap_replicates,
-                              bootstrap_summary, hessian_variances)
+                              bootstrap_summary, hessian_variances, sparse_variances)
 
 NATURAL_PER_POINT = math.log(10.0) / 400.0  # θ per rating point
 POINTS_PER_NATURAL = 400.0 / math.log(10.0)
@@ -48,8 +48,8 @@ BT_FIT = ReplaySystem(
                   lambda v: math.isfinite(v) and v > 0, nullable=True),
         Parameter("method", "newton", "'newton' or 'mm'", choices=("newton", "mm")),
         Parameter("anchor_rating", BASE_RATING, "a finite rating for anchor_player"),
-        Parameter("uncertainty", "auto", "'auto', 'hessian', 'bootstrap' or 'none'",
-                  choices=("auto", "hessian", "bootstrap", "none")),
+        Parameter("uncertainty", "auto", "'auto', 'hessian', 'sparse', 'bootstrap' or 'none'",
+                  choices=("auto", "hessian", "sparse", "bootstrap", "none")),
         Parameter("resamples", 100, "an integer number of bootstrap resamples >= 2",
                   lambda v: math.isfinite(v) and v >= 2, integer=True),
         Parameter("seed", 0, "an integer seed >= 0", lambda v: math.isfinite(v) and 0 <= v < 2**63, integer=True),
@@ -140,19 +140,25 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
     sd = lower = upper = np.full(n, np.nan)
     kind = params["uncertainty"]
     if kind == "auto":
-        kind = "hessian" if n <= HESSIAN_MAX_PLAYERS else "bootstrap"
+        kind = "hessian" if n <= HESSIAN_MAX_PLAYERS else "sparse"
     used = None
-    if kind == "hessian":
-        if n > HESSIAN_HARD_LIMIT:
+    if kind in ("hessian", "sparse"):
+        if kind == "hessian" and n > HESSIAN_HARD_LIMIT:
             raise DuckrateInputError(f"{where}: uncertainty := 'hessian' with {n} players needs a dense {n}x{n} inverse; "
-                                     f"the limit is {HESSIAN_HARD_LIMIT} players: use 'bootstrap' or 'none'")
+                                     f"the limit is {HESSIAN_HARD_LIMIT} players: use 'sparse', 'bootstrap' or 'none'")
         grad, curvature, diagonal = np.empty(n + 1), np.empty(pairs.n_pairs), np.empty(n + 1)
         evaluate(pairs.a, pairs.b, pairs.wins, pairs.losses, solution.theta, solution.alpha, mu, precision, grad, curvature, diagonal)
         centred = anchor is None and not params["with_priors"]  # MLE and ridge report θ mean-zero
-        variance, _ = hessian_variances(pairs, curvature, precision, use_alpha, anchor, centred)
-        sd = np.sqrt(np.maximum(variance, 0.0))
-        lower, upper = theta - Z_95 * sd, theta + Z_95 * sd
-    elif kind == "bootstrap":
+        if kind == "hessian":
+            variance, _ = hessian_variances(pairs, curvature, precision, use_alpha, anchor, centred)
+        else:
+            variance = sparse_variances(pairs, curvature, diagonal, precision, use_alpha, anchor, centred)
+            if variance is None:  # belief propagation diverged: too little information around some player
+                kind = "bootstrap"
+        if variance is not None:
+            sd = np.sqrt(np.maximum(variance, 0.0))
+            lower, upper = theta - Z_95 * sd, theta + Z_95 * sd
+    if kind == "bootstrap":
         refit_tol = max(tol, 1e-7)
 
         def refit(sample):
@@ -261,8 +267,9 @@ def bt_fit(
     method : 'newton' (Newton-CG, default) or 'mm' (the paper's MM iteration with Wright omega).
     home_advantage : also fit a side-A (first-move/home) effect α, reported in rating points.
     anchor_player, anchor_rating : report ratings shifted so this player has this rating (default: mean 1500).
-    uncertainty : 'auto' (inverse Hessian up to 2000 players per league, else bootstrap), 'hessian',
-        'bootstrap' or 'none'; ``resamples`` and ``seed`` drive the bootstrap.
+    uncertainty : 'auto' (the dense inverse Hessian up to 1000 players per league, else 'sparse'),
+        'hessian' (dense inverse), 'sparse' (the sparse Hessian by Gaussian belief propagation, about
+        the cost of one more fit), 'bootstrap' or 'none'; ``resamples`` and ``seed`` drive the bootstrap.
     tol : stop when the gradient's Euclidean norm (natural units) is below this; ``max_iter`` caps the
         iterations (``converged`` says whether tol was reached).
 
