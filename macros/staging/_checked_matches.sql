@@ -6,6 +6,8 @@
     duplicate_row (an exact copy of an earlier row: one copy is kept), and
     conflicting_match_id (rows sharing a match_id but differing elsewhere: none is kept, as the
     right one cannot be known).
+  A copy is the later of two rows equal in every canonical column (sorted by content, then source_row,
+  copies sit side by side); a match_id conflicts when its rows' contents are not all equal.
   `source_row` numbers the raw rows deterministically (by the raw values), so reruns agree;
   `raw_row` keeps the raw row as it came (a struct) for rejected_matches.
 -#}
@@ -55,25 +57,33 @@ with raw as (
             when period_given and (period is null or period_number is distinct from period::double) then 'invalid_period'
         end as row_reason
     from mapped
-), keyed as (
+), repeated_ids as (
+    {#- Duplicates and conflicts need a match_id seen on more than one row: rare, so only those rows are sorted -#}
+    select match_id from flagged where match_id is not null group by match_id having count(*) > 1
+), repeated as (
     select
-        *,
-        count(*) over (partition by match_id) as rows_with_id,
-        count(*) over (partition by match_id, played_at, player_a, player_b, score_a, league, weight, period) as identical_rows,
-        row_number() over (partition by match_id, played_at, player_a, player_b, score_a, league, weight, period order by source_row) as copy_number
-    from flagged
+        source_row,
+        lag(content) over by_content is not distinct from content as is_copy,
+        first_value(content) over (by_content rows between unbounded preceding and unbounded following)
+            is distinct from last_value(content) over (by_content rows between unbounded preceding and unbounded following) as is_conflicting
+    from (
+        select source_row, match_id, row(played_at, player_a, player_b, score_a, league, weight, period) as content
+        from flagged semi join repeated_ids using (match_id)
+    )
+    window by_content as (partition by match_id order by content, source_row)
 )
 select
-    keyed.source_row,
-    keyed.raw_row,
+    flagged.source_row,
+    flagged.raw_row,
     coalesce(
-        row_reason,
+        flagged.row_reason,
         case
-            when rows_with_id > identical_rows then 'conflicting_match_id'
-            when copy_number > 1 then 'duplicate_row'
+            when repeated.is_conflicting then 'conflicting_match_id'
+            when repeated.is_copy then 'duplicate_row'
         end
     ) as reason,
-    keyed.match_id, keyed.played_at, keyed.player_a, keyed.player_b, keyed.score_a,
-    keyed.league, keyed.weight, keyed.period
-from keyed
+    flagged.match_id, flagged.played_at, flagged.player_a, flagged.player_b, flagged.score_a,
+    flagged.league, flagged.weight, flagged.period
+from flagged
+left join repeated on repeated.source_row = flagged.source_row
 {%- endmacro %}
