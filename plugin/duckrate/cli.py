@@ -154,12 +154,18 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--warehouse", type=Path, required=True)
     build.add_argument("dbt_args", nargs=argparse.REMAINDER,
                        help="dbt arguments (default: build); e.g. -- build --project-dir . --threads 4")
+    commands.add_parser("warm", help="compile every kernel into numba's cache now, so later processes start fast")
     synth = commands.add_parser("synth", help="generate synthetic matches or contests (see duckrate.synthetic)")
     synth.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     if args.command == "demo":
         build_demo(args.warehouse, args.threads)
         show_demo(args.warehouse, args.top)
+        return 0
+    if args.command == "warm":
+        from .warm import warm
+
+        warm()
         return 0
     if args.command == "build":
         dbt_args = args.dbt_args[1:] if args.dbt_args[:1] == ["--"] else args.dbt_args

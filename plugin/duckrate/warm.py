@@ -1,0 +1,75 @@
+"""Fill numba's on-disk cache ahead of use: ``duckrate warm`` (``make``'s install step runs it).
+
+duckrate's kernels compile on first use and are cached beside the package (see :mod:`._numba`), so only the
+first process after an install pays for compiling them (several seconds per macro). :func:`warm` calls every
+SQL macro once over a few thousand generated rows, in one process, so that a fresh install's first real
+call loads compiled code instead. Running it again costs a few seconds and changes nothing.
+"""
+
+from __future__ import annotations
+
+import time
+
+from .systems import REPLAY_SYSTEMS
+
+#: One call per code path a user reaches from SQL: every replay system (a replay, its state and a resume
+#: check), each Bradley-Terry solver and uncertainty kind, the tests, the contest system and the marts.
+TWO_PLAYER_CALLS = tuple(
+    call.format(system=system.name)
+    for system in REPLAY_SYSTEMS
+    for call in ("SELECT count(*) FROM {system}_replay('m')", "SELECT count(*) FROM {system}_state('m')",
+                 "SELECT count(*) FROM {system}_replay_and_state('m')")
+) + (
+    "SELECT count(*) FROM bt_fit('m')",
+    "SELECT count(*) FROM bt_fit('m', prior_sd := 200, home_advantage := true, uncertainty := 'sparse', anchor_player := 'p000001')",
+    "SELECT count(*) FROM bt_fit('m', prior_sd := 200, uncertainty := 'bootstrap', resamples := 3)",
+    "SELECT count(*) FROM bt_fit('m', method := 'mm', prior_sd := 300)",
+    "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
+    "SELECT count(*) FROM elo_mmr_replay('c')",
+    "SELECT count(*) FROM elo_mmr_state('c')",
+    "SELECT count(*) FROM elo_mmr_replay_and_state('c')",
+)
+MART_CALLS = (
+    "SELECT count(*) FROM leaderboard('r')",
+    "SELECT count(*) FROM calibration_bins('r')",
+    "SELECT count(*) FROM calibration_summary('r')",
+    "SELECT count(*) FROM loss_curve('r')",
+    "SELECT count(*) FROM contest_leaderboard('cr')",
+    "SELECT count(*) FROM contest_metrics('cr')",
+)
+
+
+def called_macros() -> set[str]:
+    """Names of the table macros :func:`warm` calls."""
+    import re
+
+    return {name for sql in TWO_PLAYER_CALLS + MART_CALLS for name in re.findall(r"FROM (\w+)\(", sql)}
+
+
+def warm(log=print) -> float:
+    """Run every macro once over small generated tables; returns the seconds it took."""
+    import duckdb
+
+    from . import register
+    from .synthetic import generate_contests, generate_matches
+
+    started = time.perf_counter()
+    con = register(duckdb.connect())
+    con.execute("SET enable_progress_bar = false")
+    matches = generate_matches(3_000, 60, seed=1)
+    contests = generate_contests(8, 20, 60, seed=1, n_leagues=2)
+    con.register("matches_frame", matches)
+    con.register("contests_frame", contests)
+    con.execute("CREATE TABLE m AS SELECT * FROM matches_frame")
+    con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
+    for sql in TWO_PLAYER_CALLS:
+        con.execute(sql).fetchall()
+    con.execute("CREATE TABLE r AS " + " UNION ALL BY NAME ".join(
+        f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('m'))" for system in REPLAY_SYSTEMS))
+    con.execute("CREATE TABLE cr AS SELECT 'elo_mmr' AS system, * FROM elo_mmr_replay('c')")
+    for sql in MART_CALLS:
+        con.execute(sql).fetchall()
+    con.close()
+    seconds = time.perf_counter() - started
+    log(f"duckrate: kernels compiled and cached in {seconds:.1f} s")
+    return seconds
