@@ -46,55 +46,68 @@ class Pairs:
 
 
 @kernel
+def group_pairs(first, second, n_keys):
+    """Group items by (first, second), keys in ``0 .. n_keys-1``: a stable counting sort by ``first``, then,
+    within each ``first``, groups in order of their first item (a marker array). O(items + keys).
+
+    Returns the group of each item and each group's ``first`` and ``second``; within a group, items keep
+    their given order, so sums over a group's items add in the same order whatever the grouping."""
+    n = first.shape[0]
+    start = np.zeros(n_keys + 1, dtype=np.int64)
+    for r in range(n):
+        start[first[r] + 1] += 1
+    for i in range(n_keys):
+        start[i + 1] += start[i]
+    fill = start[:-1].copy()
+    by_first = np.empty(n, dtype=np.int64)
+    for r in range(n):
+        by_first[fill[first[r]]] = r
+        fill[first[r]] += 1
+    marker = np.full(n_keys, -1, dtype=np.int64)
+    slot = np.empty(n_keys, dtype=np.int64)
+    group = np.empty(n, dtype=np.int64)
+    group_first = np.empty(n, dtype=np.int64)
+    group_second = np.empty(n, dtype=np.int64)
+    n_groups = 0
+    for i in range(n_keys):
+        for k in range(start[i], start[i + 1]):
+            r = by_first[k]
+            j = second[r]
+            if marker[j] != i:
+                marker[j] = i
+                slot[j] = n_groups
+                group_first[n_groups] = i
+                group_second[n_groups] = j
+                n_groups += 1
+            group[r] = slot[j]
+    return group, group_first[:n_groups].copy(), group_second[:n_groups].copy()
+
+
+@kernel
 def _aggregate(code_a, code_b, score, weight, n_players):
-    """Group rows by side A (a stable counting sort), then by side B within each group via a marker
-    array; pairs within a group come in order of their first row. O(rows + players)."""
+    """Rows grouped into ordered pairs (:func:`group_pairs`: by side A, then pairs in order of their first
+    row), each pair's weighted wins and losses summed in row order."""
     n_rows = code_a.shape[0]
     weighted = weight.shape[0] == n_rows
     games = np.zeros(n_players, dtype=np.int64)
-    start = np.zeros(n_players + 1, dtype=np.int64)
     for r in range(n_rows):
-        start[code_a[r] + 1] += 1
         games[code_a[r]] += 1
         games[code_b[r]] += 1
-    for i in range(n_players):
-        start[i + 1] += start[i]
-    fill = start[:-1].copy()
-    by_a = np.empty(n_rows, dtype=np.int64)
-    for r in range(n_rows):
-        by_a[fill[code_a[r]]] = r
-        fill[code_a[r]] += 1
-    marker = np.full(n_players, -1, dtype=np.int64)
-    slot = np.empty(n_players, dtype=np.int64)
-    pair_a = np.empty(n_rows, dtype=np.int64)
-    pair_b = np.empty(n_rows, dtype=np.int64)
-    wins = np.zeros(n_rows, dtype=np.float64)
-    losses = np.zeros(n_rows, dtype=np.float64)
-    row_pair = np.empty(n_rows, dtype=np.int64)
+    row_pair, pair_a, pair_b = group_pairs(code_a, code_b, n_players)
+    n_pairs = pair_a.shape[0]
+    wins = np.zeros(n_pairs, dtype=np.float64)
+    losses = np.zeros(n_pairs, dtype=np.float64)
     row_wins = np.empty(n_rows, dtype=np.float64)
     row_losses = np.empty(n_rows, dtype=np.float64)
-    n_pairs = 0
-    for i in range(n_players):
-        for k in range(start[i], start[i + 1]):
-            r = by_a[k]
-            j = code_b[r]
-            if marker[j] != i:
-                marker[j] = i
-                slot[j] = n_pairs
-                pair_a[n_pairs] = i
-                pair_b[n_pairs] = j
-                n_pairs += 1
-            p = slot[j]
-            w = weight[r] if weighted else 1.0
-            won = w * score[r]
-            lost = w * (1.0 - score[r])
-            wins[p] += won
-            losses[p] += lost
-            row_pair[r] = p
-            row_wins[r] = won
-            row_losses[r] = lost
-    return (pair_a[:n_pairs].copy(), pair_b[:n_pairs].copy(), wins[:n_pairs].copy(), losses[:n_pairs].copy(),
-            games, row_pair, row_wins, row_losses)
+    for r in range(n_rows):
+        w = weight[r] if weighted else 1.0
+        won = w * score[r]
+        lost = w * (1.0 - score[r])
+        wins[row_pair[r]] += won
+        losses[row_pair[r]] += lost
+        row_wins[r] = won
+        row_losses[r] = lost
+    return pair_a, pair_b, wins, losses, games, row_pair, row_wins, row_losses
 
 
 def pairs_from_rows(code_a: np.ndarray, code_b: np.ndarray, score: np.ndarray, weight: np.ndarray | None, n_players: int) -> Pairs:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._numba import kernel
+from ._bt_pairs import group_pairs
 
 #: Stop when no marginal precision changed by more than this, relatively, in a sweep.
 RELATIVE_TOLERANCE = 1e-13
@@ -33,38 +34,19 @@ MAX_SWEEPS = 500
 
 @kernel
 def undirected_edges(a, b, weight, n_players):
-    """Merge ordered pairs (a, b) and (b, a) into one undirected edge (lo < hi) with the summed weight.
-    Edges come grouped by ``lo`` and, within a group, in order of their first pair. O(pairs + players)."""
+    """Merge ordered pairs (a, b) and (b, a) into one undirected edge (lo < hi) with the summed weight
+    (:func:`._bt_pairs.group_pairs` on (min, max): edges grouped by ``lo``, then in order of their first pair)."""
     n_pairs = a.shape[0]
-    start = np.zeros(n_players + 1, dtype=np.int64)
+    lo = np.empty(n_pairs, dtype=np.int64)
+    hi = np.empty(n_pairs, dtype=np.int64)
     for p in range(n_pairs):
-        start[min(a[p], b[p]) + 1] += 1
-    for i in range(n_players):
-        start[i + 1] += start[i]
-    fill = start[:-1].copy()
-    by_lo = np.empty(n_pairs, dtype=np.int64)
+        lo[p] = min(a[p], b[p])
+        hi[p] = max(a[p], b[p])
+    edge, edge_lo, edge_hi = group_pairs(lo, hi, n_players)
+    total = np.zeros(edge_lo.shape[0], dtype=np.float64)
     for p in range(n_pairs):
-        lo = min(a[p], b[p])
-        by_lo[fill[lo]] = p
-        fill[lo] += 1
-    marker = np.full(n_players, -1, dtype=np.int64)
-    slot = np.empty(n_players, dtype=np.int64)
-    lo_out = np.empty(n_pairs, dtype=np.int64)
-    hi_out = np.empty(n_pairs, dtype=np.int64)
-    w_out = np.zeros(n_pairs, dtype=np.float64)
-    n_edges = 0
-    for i in range(n_players):
-        for k in range(start[i], start[i + 1]):
-            p = by_lo[k]
-            j = max(a[p], b[p])
-            if marker[j] != i:
-                marker[j] = i
-                slot[j] = n_edges
-                lo_out[n_edges] = i
-                hi_out[n_edges] = j
-                n_edges += 1
-            w_out[slot[j]] += weight[p]
-    return lo_out[:n_edges].copy(), hi_out[:n_edges].copy(), w_out[:n_edges].copy()
+        total[edge[p]] += weight[p]
+    return edge_lo, edge_hi, total
 
 
 @kernel
