@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import math
 import zlib
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 import polars as pl
@@ -95,46 +96,60 @@ def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, n
     return before_a, before_b, rating
 
 
+#: Player codes packed into one float64 per game as ``a·2^26 + b`` (exact below 2^52), so that a game's
+#: players and score share one record of the permutation test's shuffled copy.
+PAIR_SHIFT = 2.0**26
+
+
 @kernel
-def _final_elo(order, pair, target, weight, n, eta, rating):
-    """Natural-unit Elo over the games in ``order`` into ``rating`` (the permutation test's many runs;
-    same update as the Elo kernel, without the per-game outputs). ``pair`` packs each game's players as
-    ``a << 32 | b``: one random read fewer per game, which is what these runs spend their time on."""
-    weighted = weight.shape[0] == pair.shape[0]
+def _final_elo(games, eta, rating):
+    """Natural-unit Elo over ``games`` in their order into ``rating`` (the permutation test's many runs;
+    same update as the Elo kernel, without the per-game outputs). Each record is (packed players, score)
+    or (packed players, score, weight), read in sequence."""
+    weighted = games.shape[1] == 3
     rating[:] = 0.0
-    for position in range(order.shape[0]):
-        t = order[position]
-        i = pair[t] >> 32
-        j = pair[t] & 0xFFFFFFFF
-        change = eta * (weight[t] if weighted else 1.0) * (target[t] - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
+    for position in range(games.shape[0]):
+        packed = np.int64(games[position, 0])
+        i = packed >> 26
+        j = packed & 0x3FFFFFF
+        change = eta * (games[position, 2] if weighted else 1.0) * (games[position, 1] - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
         rating[i] += change
         rating[j] -= change
 
 
 @kernel
-def _shuffle(order, state):
-    """Fisher-Yates shuffle of ``order`` in place from a splitmix64 stream started at ``state``."""
-    for i in range(order.shape[0] - 1, 0, -1):
+def _shuffle(games, state):
+    """Fisher-Yates shuffle of the rows of ``games`` in place from a splitmix64 stream started at ``state``
+    (the same swaps as shuffling an index array: row p ends up holding game order[p])."""
+    width = games.shape[1]
+    for i in range(games.shape[0] - 1, 0, -1):
         state = state + np.uint64(0x9E3779B97F4A7C15)
         z = state
         z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
         z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
         z = z ^ (z >> np.uint64(31))
         j = np.int64((z >> np.uint64(11)) % np.uint64(i + 1))
-        order[i], order[j] = order[j], order[i]
+        for c in range(width):
+            held = games[i, c]
+            games[i, c] = games[j, c]
+            games[j, c] = held
 
 
 @parallel_kernel
-def _permuted_finals(pair, target, weight, n, eta, seeds):
+def _permuted_finals(games, n, eta, seeds):
     """Final Elo ratings in the real order (row 0) and in one random order per seed (rows 1..): each
-    run has its own seed and output row, so the result is the same on any number of threads."""
+    run shuffles its own copy of the game records with its own seed into its own output row, so the
+    result is the same on any number of threads. The runs read their games in sequence (the shuffle
+    moved them), so the rating updates do not wait on memory."""
     runs = seeds.shape[0] + 1
     finals = np.empty((runs, n))
     for r in numba.prange(runs):
-        order = np.arange(pair.shape[0])
-        if r > 0:
-            _shuffle(order, seeds[r - 1])
-        _final_elo(order, pair, target, weight, n, eta, finals[r])
+        if r == 0:
+            _final_elo(games, eta, finals[r])
+        else:
+            shuffled = games.copy()
+            _shuffle(shuffled, seeds[r - 1])
+            _final_elo(shuffled, eta, finals[r])
     return finals
 
 
@@ -159,13 +174,22 @@ def _lowrank_epoch(a, b, target, weight, u, v, grad_u, grad_v):
     return total
 
 
-def _lowrank_features(a, b, target, weight, n, train, test, rng, epochs) -> np.ndarray:
-    """Fit u, v on ``train`` (a random fifth held out for early stopping), then features of ``test``."""
-    shuffled = train[rng.permutation(train.size)]
-    held = np.sort(shuffled[: max(1, train.size // 5)])
-    fit = np.sort(shuffled[max(1, train.size // 5):])
+def _lowrank_draws(rng, n_train: int, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The low-rank fit's randomness, drawn up front: the held-out split of the train games and the start."""
+    order = rng.permutation(n_train)
     u = rng.normal(0.0, 0.1, n)
     v = 1.0 + rng.normal(0.0, 0.1, n)
+    return order, u, v
+
+
+def _lowrank_features(a, b, target, weight, n, train, test, draws, epochs) -> np.ndarray:
+    """Fit u, v on ``train`` (a random fifth held out for early stopping), then features of ``test``."""
+    order, u, v = draws
+    shuffled = train[order]
+    held = np.sort(shuffled[: max(1, train.size // 5)])
+    fit = np.sort(shuffled[max(1, train.size // 5):])
+    u = u.copy()
+    v = v.copy()
     games = np.bincount(a[fit], minlength=n) + np.bincount(b[fit], minlength=n)
     step = 1.0 / (1.0 + games)  # Jacobi-scaled gradient descent: each player moves by its own curvature
     gu, gv = np.empty(n), np.empty(n)
@@ -248,10 +272,22 @@ def _cosine_to_others(finals):
     return out
 
 
-def _order_permutation(a, b, target, weight, n, eta, permutations, rng) -> tuple[float, float, float]:
-    pair = (a.astype(np.int64) << 32) | b.astype(np.int64)
-    seeds = rng.integers(0, 2**63, permutations, dtype=np.int64).astype(np.uint64)
-    finals = _permuted_finals(pair, target, weight, n, eta, seeds)
+def _game_records(a, b, target, weight) -> np.ndarray:
+    """One row per game: packed players, score and (when weighted) weight, for :func:`_permuted_finals`."""
+    weighted = weight.shape[0] == a.shape[0]
+    games = np.empty((a.shape[0], 3 if weighted else 2))
+    games[:, 0] = a.astype(np.float64) * PAIR_SHIFT + b
+    games[:, 1] = target
+    if weighted:
+        games[:, 2] = weight
+    return games
+
+
+def _order_permutation(a, b, target, weight, n, eta, seeds) -> tuple[float, float, float]:
+    permutations = seeds.shape[0]
+    if n >= 2**26:
+        raise ValueError(f"order_permutation: at most {2**26 - 1} players per league")
+    finals = _permuted_finals(_game_records(a, b, target, weight), n, eta, seeds)
     similarity = _cosine_to_others(finals)
     below = np.count_nonzero(similarity <= similarity[0])
     above = np.count_nonzero(similarity >= similarity[0])
@@ -284,26 +320,46 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
     theta = bt_theta(a[train], b[train], target[train], n, None if weight.shape[0] == 1 else w_train,
                      ridge=params["ridge"], tol=1e-9).theta
     a_test, b_test, o_test = a[test], b[test], target[test]
-    results = {}
     ridge0 = params["test_ridge"]
-    null_test = fit_games(a_test, b_test, o_test, w_test, n, None, ridge=ridge0)  # shared by split and lowrank
-    split_features = np.column_stack([theta[a_test], theta[b_test]])
-    results["split"] = _lr_row(_likelihood_ratio(a_test, b_test, o_test, w_test, n, split_features, ridge0, null_test), 1)
-    null_all = fit_games(a, b, target, weight, n, None, ridge=ridge0)  # shared by both martingale tests
-    for name, eta in MARTINGALE_ETAS.items():
-        before_a, before_b, _ = _online_elo(a, b, target, weight, n, eta)
-        statistic = _likelihood_ratio(a, b, target, weight, n, np.column_stack([before_a, before_b]), ridge0, null_all)
-        results[name] = _lr_row(statistic, 2)
+    # the rest of the randomness, drawn in the order the tests use it, so the tests can then run concurrently
+    lowrank_draws = _lowrank_draws(rng, train.size, n)
+    seeds = rng.integers(0, 2**63, params["permutations"], dtype=np.int64).astype(np.uint64)
     in_train = np.zeros(t)
     in_train[train] = 1.0 if weight.shape[0] == 1 else weight[train]
-    for name, eta in SPLIT_MARTINGALE_ETAS.items():  # Elo over the train games only; test games weigh 0
+
+    def martingale_features(eta):
+        before_a, before_b, _ = _online_elo(a, b, target, weight, n, eta)
+        return np.column_stack([before_a, before_b])
+
+    def split_martingale_features(eta):  # Elo over the train games only; test games weigh 0
         before_a, before_b, _ = _online_elo(a, b, target, in_train, n, eta)
-        features = np.column_stack([before_a[test], before_b[test]])
-        results[name] = _lr_row(_likelihood_ratio(a_test, b_test, o_test, w_test, n, features, ridge0, null_test), 2)
-    lowrank = _lowrank_features(a, b, target, weight, n, train, test, rng, params["lowrank_epochs"])
-    results["lowrank"] = _lr_row(_likelihood_ratio(a_test, b_test, o_test, w_test, n, lowrank, ridge0, null_test), 2)
+        return np.column_stack([before_a[test], before_b[test]])
+
+    # Independent pieces run on a pool of threads (the kernels release the GIL); each is deterministic on
+    # its own, so the results do not depend on which finishes first. Every piece is submitted after the
+    # pieces it waits for, so a waiting piece never holds back one it needs.
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        permutation = pool.submit(_order_permutation, a, b, target, weight, n, params["permutation_eta"], seeds)
+        null_test = pool.submit(fit_games, a_test, b_test, o_test, w_test, n, None, ridge=ridge0)  # split, lowrank
+        null_all = pool.submit(fit_games, a, b, target, weight, n, None, ridge=ridge0)  # both martingale tests
+        lowrank = pool.submit(_lowrank_features, a, b, target, weight, n, train, test, lowrank_draws, params["lowrank_epochs"])
+        features = {name: pool.submit(martingale_features, eta) for name, eta in MARTINGALE_ETAS.items()}
+        features |= {name: pool.submit(split_martingale_features, eta) for name, eta in SPLIT_MARTINGALE_ETAS.items()}
+        split_features = np.column_stack([theta[a_test], theta[b_test]])
+
+        def test_half(name, get_features, df):
+            return name, _lr_row(_likelihood_ratio(a_test, b_test, o_test, w_test, n, get_features(), ridge0, null_test.result()), df)
+
+        def all_games(name, df):
+            return name, _lr_row(_likelihood_ratio(a, b, target, weight, n, features[name].result(), ridge0, null_all.result()), df)
+
+        statistics = [pool.submit(test_half, "split", lambda: split_features, 1)]
+        statistics += [pool.submit(all_games, name, 2) for name in MARTINGALE_ETAS]
+        statistics += [pool.submit(test_half, name, features[name].result, 2) for name in SPLIT_MARTINGALE_ETAS]
+        statistics.append(pool.submit(test_half, "lowrank", lowrank.result, 2))
+        results = dict(future.result() for future in statistics)
+        results["order_permutation"] = permutation.result()
     results["matchmaking"] = _matchmaking(theta[a_test], theta[b_test], a_test, b_test, theta, n)
-    results["order_permutation"] = _order_permutation(a, b, target, weight, n, params["permutation_eta"], params["permutations"], rng)
     games = float(t if weight.shape[0] == 1 else weight.sum())
     return [
         {"league": league, "test": name, "n_players": n, "n_games": t, "games_per_player": 2.0 * games / n,
