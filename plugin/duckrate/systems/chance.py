@@ -45,7 +45,10 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from .._numba import kernel
+import numba
+from numba import prange
+
+from .._numba import kernel, parallel_kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
 from ..priors import check_positive_priors, initial_states, prior_columns
@@ -189,71 +192,146 @@ def _drift_and_normalise(rho, weighted, normaliser, previous_mean, x, drift_meth
 
 
 @kernel
+def _play_match(
+    row, state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x,
+    luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
+    drift_method, drift_table, taps, q_drift, like_a, like_b, work, weighted_a, weighted_b, t_a, t_b,
+    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
+    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+):
+    """One match: reads and writes only its two players' state and its own output row (the scratch
+    vectors ``like_a`` .. ``t_b`` are the caller's), so matches without a common player commute."""
+    ca = state_a[row]
+    cb = state_b[row]
+    for c in (ca, cb):
+        if not ready[c]:
+            if math.isnan(prior_mean[c]):
+                rho[c, :] = newcomer
+            else:
+                normal_on_grid(x, prior_mean[c], prior_sd[c], rho[c])
+            mean[c], sd[c] = moments(rho[c], x)
+            ready[c] = True
+    rho_a = rho[ca]
+    rho_b = rho[cb]
+    theta = score[row]
+    t = theta_index[row]
+    if luck_method == LUCK_LOWRANK:
+        forecast = _lowrank_luck(tables, t, theta, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
+                                 rho_a, rho_b, like_a, like_b, work, t_a, t_b)
+    elif luck_method == LUCK_LAPLACE:
+        forecast = _laplace_luck(tables, t, theta, beta, q_luck, rho_a, rho_b, like_a, like_b, work)
+    else:
+        forecast = _naive_luck(tables, t, theta, rho_a, rho_b, like_a, like_b, work)
+    z_a = _weigh(rho_a, like_a, weighted_a)
+    z_b = _weigh(rho_b, like_b, weighted_b)
+    if luck_method == LUCK_LOWRANK and (z_a < LOWRANK_MIN_NORMALISER or z_b < LOWRANK_MIN_NORMALISER):
+        forecast = _naive_luck(tables, t, theta, rho_a, rho_b, like_a, like_b, work)
+        z_a = _weigh(rho_a, like_a, weighted_a)
+        z_b = _weigh(rho_b, like_b, weighted_b)
+    expected_a[row] = forecast
+    rating_a_before[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[ca]
+    rating_b_before[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[cb]
+    sd_a_before[row] = DISPLAY_SCALE * sd[ca]
+    sd_b_before[row] = DISPLAY_SCALE * sd[cb]
+    mean[ca], sd[ca] = _drift_and_normalise(rho_a, weighted_a, z_a, mean[ca], x, drift_method, drift_table,
+                                            taps, q_drift, work)
+    mean[cb], sd[cb] = _drift_and_normalise(rho_b, weighted_b, z_b, mean[cb], x, drift_method, drift_table,
+                                            taps, q_drift, work)
+    rating_a_after[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[ca]
+    rating_b_after[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[cb]
+    sd_a_after[row] = DISPLAY_SCALE * sd[ca]
+    sd_b_after[row] = DISPLAY_SCALE * sd[cb]
+
+
+@kernel
+def _sequence_numbers(order, league, played_in_league, seq):
+    """``seq``: each match's number within its league, in replay order (``played_in_league`` counts on)."""
+    for position in range(order.shape[0]):
+        row = order[position]
+        played_in_league[league[row]] += 1
+        seq[row] = played_in_league[league[row]]
+
+
+@kernel
+def waves(order, state_a, state_b, n_states):
+    """Group the matches of ``order`` into waves: a match's wave is one past the latest wave of its two
+    players' earlier matches, so no two matches of a wave share a player and every match comes after all
+    earlier matches of its players. Returns (rows grouped by wave, in replay order within a wave; the
+    offset of each wave, one more entry than waves)."""
+    n = order.shape[0]
+    latest = np.zeros(n_states, dtype=np.int64)
+    wave = np.empty(n, dtype=np.int64)
+    n_waves = 0
+    for position in range(n):
+        row = order[position]
+        w = max(latest[state_a[row]], latest[state_b[row]]) + 1
+        latest[state_a[row]] = w
+        latest[state_b[row]] = w
+        wave[position] = w
+        n_waves = max(n_waves, w)
+    start = np.zeros(n_waves + 1, dtype=np.int64)
+    for position in range(n):
+        start[wave[position]] += 1
+    for w in range(n_waves):
+        start[w + 1] += start[w]
+    fill = start[:-1].copy()
+    grouped = np.empty(n, dtype=np.int64)
+    for position in range(n):
+        grouped[fill[wave[position] - 1]] = order[position]
+        fill[wave[position] - 1] += 1
+    return grouped, start
+
+
+#: A wave with fewer matches than this runs on the calling thread (starting the workers costs more).
+PARALLEL_MIN_WAVE = 16
+
+
+@parallel_kernel
 def chance_replay_kernel(
-    order, state_a, state_b, league, score, theta_index, played_in_league,
+    grouped, wave_start, workers, state_a, state_b, score, theta_index,
     ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x,
     luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank, max_rank,
     drift_method, drift_table, taps, q_drift,
-    seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
+    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
     rating_a_after, rating_b_after, sd_a_after, sd_b_after,
 ):
-    """Replay matches in ``order`` (some or all rows), updating the state in place: ``rho[slot]`` is a
-    state slot's vector and ``mean[slot]``, ``sd[slot]`` its moments (natural units), valid where
-    ``ready``; a slot not ready is filled on first use from ``newcomer`` or, where ``prior_mean`` is not
-    NaN, from N(prior_mean, prior_sd²) on the grid. ``played_in_league`` counts each league's matches."""
+    """Replay the matches wave by wave (:func:`waves`), the matches of a wave on ``workers`` threads, each
+    worker a contiguous share of the wave with its own scratch vectors; updating the state in place:
+    ``rho[slot]`` is a state slot's vector and ``mean[slot]``, ``sd[slot]`` its moments (natural units),
+    valid where ``ready``; a slot not ready is filled on first use from ``newcomer`` or, where
+    ``prior_mean`` is not NaN, from N(prior_mean, prior_sd²) on the grid. Each match reads and writes only
+    its players' state, which no other match of its wave touches, in the same order as a serial replay: the
+    result is the serial replay's, bit for bit, whatever the number of threads."""
     size = x.shape[0]
-    like_a = np.empty(size, dtype=np.float64)
-    like_b = np.empty(size, dtype=np.float64)
-    work = np.empty(size, dtype=np.float64)
-    weighted_a = np.empty(size, dtype=np.float64)
-    weighted_b = np.empty(size, dtype=np.float64)
-    t_a = np.empty(max(max_rank, 1), dtype=np.float64)
-    t_b = np.empty(max(max_rank, 1), dtype=np.float64)
-    for position in range(order.shape[0]):
-        row = order[position]
-        ca = state_a[row]
-        cb = state_b[row]
-        for c in (ca, cb):
-            if not ready[c]:
-                if math.isnan(prior_mean[c]):
-                    rho[c, :] = newcomer
-                else:
-                    normal_on_grid(x, prior_mean[c], prior_sd[c], rho[c])
-                mean[c], sd[c] = moments(rho[c], x)
-                ready[c] = True
-        rho_a = rho[ca]
-        rho_b = rho[cb]
-        theta = score[row]
-        t = theta_index[row]
-        if luck_method == LUCK_LOWRANK:
-            forecast = _lowrank_luck(tables, t, theta, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
-                                     rho_a, rho_b, like_a, like_b, work, t_a, t_b)
-        elif luck_method == LUCK_LAPLACE:
-            forecast = _laplace_luck(tables, t, theta, beta, q_luck, rho_a, rho_b, like_a, like_b, work)
-        else:
-            forecast = _naive_luck(tables, t, theta, rho_a, rho_b, like_a, like_b, work)
-        z_a = _weigh(rho_a, like_a, weighted_a)
-        z_b = _weigh(rho_b, like_b, weighted_b)
-        if luck_method == LUCK_LOWRANK and (z_a < LOWRANK_MIN_NORMALISER or z_b < LOWRANK_MIN_NORMALISER):
-            forecast = _naive_luck(tables, t, theta, rho_a, rho_b, like_a, like_b, work)
-            z_a = _weigh(rho_a, like_a, weighted_a)
-            z_b = _weigh(rho_b, like_b, weighted_b)
-        this_league = league[row]
-        played_in_league[this_league] += 1
-        seq[row] = played_in_league[this_league]
-        expected_a[row] = forecast
-        rating_a_before[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[ca]
-        rating_b_before[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[cb]
-        sd_a_before[row] = DISPLAY_SCALE * sd[ca]
-        sd_b_before[row] = DISPLAY_SCALE * sd[cb]
-        mean[ca], sd[ca] = _drift_and_normalise(rho_a, weighted_a, z_a, mean[ca], x, drift_method, drift_table,
-                                                taps, q_drift, work)
-        mean[cb], sd[cb] = _drift_and_normalise(rho_b, weighted_b, z_b, mean[cb], x, drift_method, drift_table,
-                                                taps, q_drift, work)
-        rating_a_after[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[ca]
-        rating_b_after[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[cb]
-        sd_a_after[row] = DISPLAY_SCALE * sd[ca]
-        sd_b_after[row] = DISPLAY_SCALE * sd[cb]
+    scratch = np.empty((workers, 5, size), dtype=np.float64)
+    luck_scratch = np.empty((workers, 2, max(max_rank, 1)), dtype=np.float64)
+    for w in range(wave_start.shape[0] - 1):
+        first = wave_start[w]
+        count = wave_start[w + 1] - first
+        if count < PARALLEL_MIN_WAVE or workers == 1:
+            s = scratch[0]
+            u = luck_scratch[0]
+            for k in range(first, first + count):
+                _play_match(
+                    grouped[k], state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd,
+                    newcomer, x, luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
+                    drift_method, drift_table, taps, q_drift, s[0], s[1], s[2], s[3], s[4], u[0], u[1],
+                    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
+                    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+                )
+            continue
+        share = (count + workers - 1) // workers
+        for worker in prange(workers):
+            s = scratch[worker]
+            u = luck_scratch[worker]
+            for k in range(first + worker * share, min(first + (worker + 1) * share, first + count)):
+                _play_match(
+                    grouped[k], state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd,
+                    newcomer, x, luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
+                    drift_method, drift_table, taps, q_drift, s[0], s[1], s[2], s[3], s[4], u[0], u[1],
+                    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
+                    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+                )
 
 
 # --------------------------------------------------------------------------------------------------
@@ -377,13 +455,16 @@ def _simulate(prepared: PreparedMatches, priors, params: dict, start: StartState
     sd = start.overlay({"sd": np.zeros(prepared.n_states, dtype=np.float64)})["sd"]
     played = start.seq.copy()
     out = new_outputs(prepared.n_rows)
+    seq, expected, *ratings = kernel_outputs(out)
+    _sequence_numbers(prepared.order, prepared.league, played, seq)
+    grouped, wave_start = waves(prepared.order, prepared.state_a, prepared.state_b, prepared.n_states)
     chance_replay_kernel(
-        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, theta_index,
-        played, start.known.copy(), rho, mean, sd, prior_mean, prior_sd, newcomer, x,
+        grouped, wave_start, numba.get_num_threads(), prepared.state_a, prepared.state_b, prepared.score, theta_index,
+        start.known.copy(), rho, mean, sd, prior_mean, prior_sd, newcomer, x,
         luck["method"], beta, tables, luck["q_luck"], luck["op_a"], luck["op_b"], luck["fac_v"], luck["fac_ut"],
         luck["off_v"], luck["off_u"], luck["rank"], luck["max_rank"],
         drift["method"], drift["table"], drift["taps"], drift["q"],
-        *kernel_outputs(out),
+        expected, *ratings,
     )
     return out, EndState(player={"mean": mean, "sd": sd, "rho": rho})
 
