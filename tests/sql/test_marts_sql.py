@@ -71,3 +71,23 @@ def test_labelled_leaderboard_equals_the_python_function(con):
     actual = con.sql("SELECT * FROM leaderboard('replay_glicko', system := 'glicko')").pl().sort("league", "rank")
     assert actual.columns == expected.columns
     assert actual.equals(expected)
+
+
+@pytest.mark.parametrize("bins", [1, 7, 10])
+def test_calibration_bins_in_sql_equal_the_polars_function_within_1e_12(con, bins):
+    replay = con.sql("SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko").pl()
+    expected = duckrate.evaluation.calibration_bins(replay, bins=bins).sort("league", "system", "bin")
+    actual = con.sql(f"SELECT * FROM calibration_bins('tagged', bins := {bins})").pl().sort("league", "system", "bin")
+    assert actual.columns == expected.columns
+    assert actual.select("league", "system", "bin", "n").equals(expected.select("league", "system", "bin", "n"))
+    for column in ("mean_expected", "mean_score", "lower", "upper"):
+        np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)
+
+
+def test_sql_marts_do_not_depend_on_the_thread_count(con):
+    results = []
+    for threads in (1, 4):
+        con.execute(f"SET threads = {threads}")
+        results.append([con.sql(f"SELECT * FROM {mart}('tagged')").fetchall() for mart in ("leaderboard", "calibration_bins")])
+    con.execute("RESET threads")
+    assert results[0] == results[1]

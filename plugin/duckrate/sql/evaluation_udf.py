@@ -33,7 +33,7 @@ class Mart:
     fields: tuple[str, ...]
     parameters: tuple[tuple[str, str], ...]
     returns: tuple[tuple[str, str], ...]
-    compute: Callable[..., pl.DataFrame]
+    compute: Callable[..., pl.DataFrame] | None  # None: computed in SQL (:mod:`.mart_sql`), no UDF
 
     @property
     def udf_name(self) -> str:
@@ -112,7 +112,7 @@ MARTS = (
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("player", "VARCHAR"), ("rank", "BIGINT"),
                  ("rating", "DOUBLE"), ("sd", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE"),
                  ("games", "BIGINT"), ("last_seq", "BIGINT")),
-        compute=_leaderboard,
+        compute=None,
     ),
     Mart(
         name="calibration_bins",
@@ -120,7 +120,7 @@ MARTS = (
         parameters=(("bins", "10"),),
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("bin", "BIGINT"), ("n", "BIGINT"),
                  ("mean_expected", "DOUBLE"), ("mean_score", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE")),
-        compute=lambda replay, bins: evaluation.calibration_bins(replay, bins=_count("calibration_bins", "bins", bins, 1)),
+        compute=None,
     ),
     Mart(
         name="calibration_summary",
@@ -173,20 +173,25 @@ def _played_at(mart: str) -> str:
     return f"""CASE WHEN typeof(r.played_at) = '"NULL"' THEN error('{message}') ELSE r.played_at END"""
 
 
+def replay_source(mart: Mart) -> str:
+    """The replay table ``tbl`` as a subquery with every field of ``mart`` (a field the table lacks arrives
+    as an untyped NULL column, reported missing by name) and ``system`` labelled: ``system :=`` labels the
+    rows of a replay table that has no system column (or a NULL one)."""
+    markers = ", ".join(f"NULL AS {name}" for name in (*mart.fields, "played_at") if name not in ("system", "league"))
+    return (f"(SELECT * REPLACE (coalesce(u.system, CAST(system AS VARCHAR)) AS system) FROM (({OPTIONAL_REPLAY_COLUMNS}) "
+            f"UNION ALL BY NAME (SELECT {markers} WHERE false) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS u)")
+
+
 def macro_sql(mart: Mart) -> str:
     """``CREATE TEMP MACRO <mart>(tbl, <params>, system := NULL) AS TABLE ...``. ``system`` names the system
     of a replay table without a ``system`` column (e.g. ``leaderboard('replay_elo', system := 'elo')``).
-    A mart whose UDF returns ``last_seq`` (the leaderboards) gets the time of that replay row joined back in
-    the replay's own type (TIMESTAMP, DATE or integer) as ``last_played_at``; a contest replay has one row
-    per player of a contest, hence the DISTINCT."""
+    A mart whose UDF returns ``last_seq`` (the contest leaderboard) gets the time of that replay row joined
+    back in the replay's own type (TIMESTAMP, DATE or integer) as ``last_played_at``; a contest replay has
+    one row per player of a contest, hence the DISTINCT."""
     params = "".join(f", {name} := {default}" for name, default in mart.parameters) + ", system := NULL"
     args = "".join(f", {name}" for name, _ in mart.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
-    # a field the table lacks arrives as an untyped NULL column and is reported missing by name
-    markers = ", ".join(f"NULL AS {name}" for name in (*mart.fields, "played_at") if name not in ("system", "league"))
-    # ``system :=`` labels the rows of a replay table that has no system column (or a NULL one)
-    source = (f"(SELECT * REPLACE (coalesce(u.system, CAST(system AS VARCHAR)) AS system) FROM (({OPTIONAL_REPLAY_COLUMNS}) "
-              f"UNION ALL BY NAME (SELECT {markers} WHERE false) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS u)")
+    source = replay_source(mart)
     rows = f"""
 WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {source} AS r),
 rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)"""

@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from ..systems import REPLAY_SYSTEMS
-from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, replay_udf
+from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, mart_sql, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -38,7 +38,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     for system in REPLAY_SYSTEMS:
         udfs.append((replay_udf.udf_name(system, "compute"), lambda system=system: replay_udf.make_compute_udf(system), "BIGINT"))
         udfs.append((replay_udf.udf_name(system, "check"), lambda system=system: replay_udf.make_check_udf(system), "VARCHAR"))
-    for mart in evaluation_udf.MARTS + contest_udf.MARTS:
+    for mart in [mart for mart in evaluation_udf.MARTS + contest_udf.MARTS if mart.compute is not None]:
         udfs.append((mart.udf_name, lambda mart=mart: evaluation_udf.make_udf(mart), mart.return_type))
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
     udfs.append((contest_udf.COMPUTE_UDF, contest_udf.make_compute_udf, "BIGINT"))
@@ -84,7 +84,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(replay_udf.token_macro_sql(system))
         con.execute(replay_udf.rows_macro_sql(system))
     for mart in evaluation_udf.MARTS:
-        con.execute(evaluation_udf.macro_sql(mart))
+        con.execute(mart_sql.SQL_MARTS[mart.name](mart) if mart.compute is None else evaluation_udf.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
     con.execute(contest_udf.replay_macro_sql())
     con.execute(contest_udf.replay_macro_sql(with_state=True))

@@ -1,0 +1,145 @@
+"""Marts DuckDB computes itself, in SQL: ``leaderboard`` and ``calibration_bins``.
+
+They stream and run in parallel like any DuckDB query and spill to disk under ``memory_limit``; nothing is
+packed into a list for Python. Results do not depend on the thread count or the row order: the leaderboard
+only picks rows (each player's row with the largest ``seq``) and ranks them, and the calibration bins sum
+in DECIMAL(38, 20), exact integer arithmetic, so the parallel partial sums add up to the same total in any
+order (each forecast and score rounded once to 1e-20, far below a double's precision at 1). The Polars
+functions of :mod:`duckrate.evaluation` compute the same tables (equal within 1e-12, checked by
+tests/sql/test_marts_sql.py).
+
+Same contract as the other marts (:mod:`.evaluation_udf`): a replay table without a ``system`` column takes
+``system :=``; a missing or mistyped column, a NULL or NaN forecast or an invalid parameter is an error
+that names it; an empty table gives no rows.
+"""
+
+from __future__ import annotations
+
+from ..evaluation._replay_frame import Z_95
+from .evaluation_udf import Mart, replay_source
+
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
+                  "UBIGINT", "UHUGEINT")
+_INTEGER_LIST = ", ".join(f"'{name}'" for name in _INTEGER_TYPES)
+_NUMBER_CHECK = f"typeof({{x}}) IN ({_INTEGER_LIST}, 'FLOAT', 'DOUBLE') OR typeof({{x}}) LIKE 'DECIMAL%'"
+#: Exact sums: a value in [0, 1] rounded to 1e-20; 18 digits left for the total.
+EXACT = "DECIMAL(38, 20)"
+
+
+def _double(value: float) -> str:
+    """A DOUBLE literal of exactly this float (a bare ``1.5`` would be a DECIMAL in DuckDB)."""
+    return f"CAST({float(value)!r} AS DOUBLE)"
+
+
+def _column(mart: Mart, name: str, kind: str, not_null: bool = False) -> str:
+    """``r.<name>``, or an error naming it when the table lacks it, it has the wrong type or (``not_null``)
+    it is NULL. ``kind``: 'integer', 'number' or 'any'."""
+    missing = (f"{mart.name}: the table is missing column(s) ''{name}''; expected a replay table (the output of a "
+               f"*_replay macro) with columns {', '.join(mart.fields)}")
+    cases = [f"""WHEN typeof(r.{name}) = '"NULL"' THEN error('{missing}')"""]
+    if kind != "any":
+        expected = "an integer" if kind == "integer" else "a number (DOUBLE)"
+        ok = f"typeof(r.{name}) IN ({_INTEGER_LIST})" if kind == "integer" else _NUMBER_CHECK.format(x=f"r.{name}")
+        cases.append(f"WHEN NOT ({ok}) THEN error('{mart.name}: column ''{name}'' has type ' || typeof(r.{name}) || "
+                     f"'; expected {expected} (a replay table''s column)')")
+    if not_null:
+        cases.append(f"WHEN r.{name} IS NULL THEN error('{mart.name}: expected {name} without nulls')")
+    return f"CASE {' '.join(cases)} ELSE r.{name} END"
+
+
+def _forecast(mart: Mart, name: str) -> str:
+    """A forecast or score column as DOUBLE, checked: non-null, not NaN, in [0, 1]."""
+    value = f"CAST({_column(mart, name, 'number')} AS DOUBLE)"
+    return (f"CASE WHEN {value} IS NULL OR isnan({value}) THEN error('{mart.name}: expected {name} without nulls or NaN') "
+            f"WHEN {value} < 0 OR {value} > 1 THEN error('{mart.name}: expected {name} within [0, 1], found ' || {value}) "
+            f"ELSE {value} END")
+
+
+def _played_at(mart: Mart) -> str:
+    message = f"{mart.name}: the table is missing column ''played_at''; expected a replay table (the output of a *_replay macro)"
+    return f"""CASE WHEN typeof(r.played_at) = '"NULL"' THEN error('{message}') ELSE r.played_at END"""
+
+
+def leaderboard_sql(mart: Mart) -> str:
+    """Each player's state after their last match (largest ``seq``), ranked per (league, system) by rating
+    (descending, NULL last), ties by player name; ``lower``/``upper`` = rating ∓ z·sd (95%)."""
+    seq = _column(mart, "seq", "integer", not_null=True)
+    numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)"
+               for name in ("rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after")}
+    z = _double(Z_95)
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, system := NULL) AS TABLE
+WITH r AS (
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
+           {seq} AS seq,
+           CAST({_column(mart, 'player_a', 'any')} AS VARCHAR) AS player_a,
+           CAST({_column(mart, 'player_b', 'any')} AS VARCHAR) AS player_b,
+           {numbers['rating_a_after']} AS rating_a_after, {numbers['rating_b_after']} AS rating_b_after,
+           {numbers['sd_a_after']} AS sd_a_after, {numbers['sd_b_after']} AS sd_b_after,
+           {_played_at(mart)} AS played_at
+    FROM {replay_source(mart)} AS r
+), sides AS (
+    SELECT r.league, r.system, r.player_a AS player, r.seq, r.rating_a_after AS rating, r.sd_a_after AS sd, r.played_at FROM r
+    UNION ALL
+    SELECT r.league, r.system, r.player_b AS player, r.seq, r.rating_b_after AS rating, r.sd_b_after AS sd, r.played_at FROM r
+), players AS (
+    SELECT s.league, s.system, s.player, count(*) AS games,
+           arg_max({{'rating': s.rating, 'sd': s.sd, 'played_at': s.played_at}}, s.seq) AS last
+    FROM sides AS s
+    GROUP BY s.league, s.system, s.player
+)
+SELECT p.league, p.system, p.player,
+       row_number() OVER (PARTITION BY p.league, p.system ORDER BY p.last.rating DESC NULLS LAST, p.player) AS rank,
+       p.last.rating AS rating, p.last.sd AS sd,
+       p.last.rating - {z} * p.last.sd AS lower, p.last.rating + {z} * p.last.sd AS upper,
+       p.games, p.last.played_at AS last_played_at
+FROM players AS p
+ORDER BY p.league NULLS FIRST, p.system, rank
+"""
+
+
+def calibration_bins_sql(mart: Mart) -> str:
+    """Per (league, system) and equal-width forecast bin: n, mean forecast, mean score and the 95% Wilson
+    interval of the mean score (the Polars function's formula, operation for operation)."""
+    bins_given = "calibration_bins: parameter bins = "
+    bins = ("CASE WHEN NOT (" + _NUMBER_CHECK.format(x="bins") + ") OR bins IS NULL "
+            f"THEN error('{bins_given}' || CASE WHEN typeof(bins) = 'VARCHAR' THEN '''' || bins || '''' ELSE coalesce(CAST(bins AS VARCHAR), 'NULL') END "
+            "|| '; expected a number') "
+            f"WHEN CAST(bins AS DOUBLE) < 1 OR CAST(bins AS DOUBLE) <> floor(CAST(bins AS DOUBLE)) "
+            f"THEN error('{bins_given}' || CAST(bins AS VARCHAR) || '; expected an integer >= 1') "
+            "ELSE CAST(bins AS BIGINT) END")
+    z2 = _double(Z_95 * Z_95)
+    z = _double(Z_95)
+    one, two, four = _double(1.0), _double(2.0), _double(4.0)
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, bins := 10, system := NULL) AS TABLE
+WITH parameters AS (SELECT {bins} AS bins),
+r AS (
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
+           {_forecast(mart, 'expected_a')} AS expected_a, {_forecast(mart, 'score_a')} AS score_a
+    FROM {replay_source(mart)} AS r
+), binned AS (
+    SELECT r.league, r.system, r.expected_a, r.score_a,
+           least(greatest(CAST(floor(r.expected_a * CAST(p.bins AS DOUBLE)) AS BIGINT), 0), p.bins - 1) + 1 AS bin
+    FROM r CROSS JOIN parameters AS p
+), per_bin AS (
+    SELECT b.league, b.system, b.bin, count(*) AS n,
+           CAST(sum(CAST(b.expected_a AS {EXACT})) AS DOUBLE) / CAST(count(*) AS DOUBLE) AS mean_expected,
+           CAST(sum(CAST(b.score_a AS {EXACT})) AS DOUBLE) / CAST(count(*) AS DOUBLE) AS mean_score
+    FROM binned AS b
+    GROUP BY b.league, b.system, b.bin
+), wilson AS (
+    SELECT w.*, CAST(w.n AS DOUBLE) AS trials, {one} + {z2} / CAST(w.n AS DOUBLE) AS denominator FROM per_bin AS w
+), bounds AS (
+    SELECT w.*, (w.mean_score + {z2} / ({two} * w.trials)) / w.denominator AS centre,
+           {z} * sqrt(w.mean_score * ({one} - w.mean_score) / w.trials + {z2} / ({four} * w.trials * w.trials)) / w.denominator AS half_width
+    FROM wilson AS w
+)
+SELECT o.league, o.system, o.bin, o.n, o.mean_expected, o.mean_score,
+       least(greatest(o.centre - o.half_width, {_double(0.0)}), {one}) AS lower,
+       least(greatest(o.centre + o.half_width, {_double(0.0)}), {one}) AS upper
+FROM bounds AS o
+ORDER BY o.league NULLS FIRST, o.system, o.bin
+"""
+
+
+#: Mart name -> the builder of its SQL macro.
+SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql}
