@@ -88,6 +88,17 @@ def test_sql_marts_do_not_depend_on_the_thread_count(con):
     results = []
     for threads in (1, 4):
         con.execute(f"SET threads = {threads}")
-        results.append([con.sql(f"SELECT * FROM {mart}('tagged')").fetchall() for mart in ("leaderboard", "calibration_bins")])
+        results.append([con.sql(f"SELECT * FROM {mart}('tagged')").fetchall() for mart in ("leaderboard", "calibration_bins", "loss_curve")])
     con.execute("RESET threads")
     assert results[0] == results[1]
+
+
+@pytest.mark.parametrize("points", [1, 2, 25, 5000])
+def test_loss_curve_in_sql_equals_the_polars_function_within_1e_12(con, points):
+    replay = con.sql("SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko").pl()
+    expected = duckrate.evaluation.loss_curve(replay, points=points).sort("league", "system", "t")
+    actual = con.sql(f"SELECT * FROM loss_curve('tagged', points := {points})").pl().sort("league", "system", "t")
+    assert actual.columns == expected.columns
+    assert actual.select("league", "system", "t").equals(expected.select("league", "system", "t"))
+    for column in ("t_over_n", "mean_log_loss"):
+        np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)

@@ -44,13 +44,6 @@ class Mart:
         return "STRUCT(" + ", ".join(f"{name} {kind}" for name, kind in self.returns) + ")[]"
 
 
-def _leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
-    # played_at := seq, so the function's last_played_at is the seq of the last match; the macro joins
-    # that row back to report the time in its own type.
-    ranked = evaluation.leaderboard(replay.with_columns(played_at=pl.col("seq")))
-    return ranked.rename({"last_played_at": "last_seq"})
-
-
 def _max_sd(value):
     """A number, or a per-system bound given as a DuckDB MAP (a list of pairs) or STRUCT (a dict)."""
     if value is None:
@@ -140,7 +133,7 @@ MARTS = (
         parameters=(("points", "200"),),
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("t", "BIGINT"), ("t_over_n", "DOUBLE"),
                  ("mean_log_loss", "DOUBLE")),
-        compute=lambda replay, points: evaluation.loss_curve(replay, points=_count("loss_curve", "points", points, 1)),
+        compute=None,
     ),
 )
 

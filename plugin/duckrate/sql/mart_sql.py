@@ -15,13 +15,14 @@ that names it; an empty table gives no rows.
 
 from __future__ import annotations
 
-from ..evaluation._replay_frame import Z_95
+from ..evaluation._replay_frame import PROBABILITY_CLIP, Z_95
 from .evaluation_udf import Mart, replay_source
 
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "UHUGEINT")
 _INTEGER_LIST = ", ".join(f"'{name}'" for name in _INTEGER_TYPES)
 _NUMBER_CHECK = f"typeof({{x}}) IN ({_INTEGER_LIST}, 'FLOAT', 'DOUBLE') OR typeof({{x}}) LIKE 'DECIMAL%'"
+_QUOTE = "''''"  # a SQL string literal holding one single quote
 #: Exact sums: a value in [0, 1] rounded to 1e-20; 18 digits left for the total.
 EXACT = "DECIMAL(38, 20)"
 
@@ -40,7 +41,7 @@ def _column(mart: Mart, name: str, kind: str, not_null: bool = False) -> str:
     if kind != "any":
         expected = "an integer" if kind == "integer" else "a number (DOUBLE)"
         ok = f"typeof(r.{name}) IN ({_INTEGER_LIST})" if kind == "integer" else _NUMBER_CHECK.format(x=f"r.{name}")
-        cases.append(f"WHEN NOT ({ok}) THEN error('{mart.name}: column ''{name}'' has type ' || typeof(r.{name}) || "
+        cases.append(f"WHEN NOT ({ok}) THEN error('{mart.name}: column ''{name}'' has type ' || CASE typeof(r.{name}) WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'bool' ELSE typeof(r.{name}) END || "
                      f"'; expected {expected} (a replay table''s column)')")
     if not_null:
         cases.append(f"WHEN r.{name} IS NULL THEN error('{mart.name}: expected {name} without nulls')")
@@ -53,6 +54,29 @@ def _forecast(mart: Mart, name: str) -> str:
     return (f"CASE WHEN {value} IS NULL OR isnan({value}) THEN error('{mart.name}: expected {name} without nulls or NaN') "
             f"WHEN {value} < 0 OR {value} > 1 THEN error('{mart.name}: expected {name} within [0, 1], found ' || {value}) "
             f"ELSE {value} END")
+
+
+def _integer_parameter(mart: Mart, name: str, minimum: int) -> str:
+    """The macro parameter ``name`` as BIGINT, or an error that shows the value given (as the Python path
+    words it: text quoted, NULL as None) when it is not a whole number >= ``minimum``."""
+    given = (f"'{mart.name}: parameter {name} = ' || CASE WHEN {name} IS NULL THEN 'None' "
+             f"WHEN typeof({name}) = 'VARCHAR' THEN {_QUOTE} || CAST({name} AS VARCHAR) || {_QUOTE} ELSE CAST({name} AS VARCHAR) END")
+    return (f"CASE WHEN {name} IS NULL OR NOT ({_NUMBER_CHECK.format(x=name)}) THEN error({given} || '; expected a number') "
+            f"WHEN CAST({name} AS DOUBLE) < {minimum} OR CAST({name} AS DOUBLE) <> floor(CAST({name} AS DOUBLE)) "
+            f"THEN error({given} || '; expected an integer >= {minimum}') ELSE CAST({name} AS BIGINT) END")
+
+
+def _log_loss(p: str, s: str) -> str:
+    """Per-match log loss ``-(s ln p + (1 - s) ln(1 - p))``, p clipped to [1e-15, 1 - 1e-15], written as the
+    Polars expression of :func:`duckrate.evaluation._replay_frame.log_loss_expr` is."""
+    clipped = f"least(greatest({p}, {_double(PROBABILITY_CLIP)}), {_double(1.0 - PROBABILITY_CLIP)})"
+    one = _double(1.0)
+    return f"-({s} * ln({clipped}) + ({one} - {s}) * ln({one} - {clipped}))"
+
+
+def _mean(value: str, rows: str = "count(*)") -> str:
+    """An exact mean: the DECIMAL sum (order-free) rounded once to DOUBLE, over ``rows`` as DOUBLE."""
+    return f"CAST(sum(CAST({value} AS {EXACT})) AS DOUBLE) / CAST(nullif({rows}, 0) AS DOUBLE)"
 
 
 def _played_at(mart: Mart) -> str:
@@ -100,13 +124,7 @@ ORDER BY p.league NULLS FIRST, p.system, rank
 def calibration_bins_sql(mart: Mart) -> str:
     """Per (league, system) and equal-width forecast bin: n, mean forecast, mean score and the 95% Wilson
     interval of the mean score (the Polars function's formula, operation for operation)."""
-    bins_given = "calibration_bins: parameter bins = "
-    bins = ("CASE WHEN NOT (" + _NUMBER_CHECK.format(x="bins") + ") OR bins IS NULL "
-            f"THEN error('{bins_given}' || CASE WHEN typeof(bins) = 'VARCHAR' THEN '''' || bins || '''' ELSE coalesce(CAST(bins AS VARCHAR), 'NULL') END "
-            "|| '; expected a number') "
-            f"WHEN CAST(bins AS DOUBLE) < 1 OR CAST(bins AS DOUBLE) <> floor(CAST(bins AS DOUBLE)) "
-            f"THEN error('{bins_given}' || CAST(bins AS VARCHAR) || '; expected an integer >= 1') "
-            "ELSE CAST(bins AS BIGINT) END")
+    bins = _integer_parameter(mart, "bins", 1)
     z2 = _double(Z_95 * Z_95)
     z = _double(Z_95)
     one, two, four = _double(1.0), _double(2.0), _double(4.0)
@@ -141,5 +159,47 @@ ORDER BY o.league NULLS FIRST, o.system, o.bin
 """
 
 
+def loss_curve_sql(mart: Mart) -> str:
+    """Per (league, system): the mean log loss of the first t matches (in seq order) at ``points`` evenly
+    spaced t from 1 to T (every t when T <= points: ``t_k = 1 + round((T - 1)·k / (points - 1))``, halves
+    up, as the Polars function), with ``t_over_n`` = t / the group's distinct players. The running sums are
+    exact (DECIMAL), one window in seq order."""
+    points = _integer_parameter(mart, "points", 1)
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, points := 200, system := NULL) AS TABLE
+WITH parameters AS (SELECT {points} AS points),
+r AS (
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
+           CAST({_column(mart, 'player_a', 'any')} AS VARCHAR) AS player_a, CAST({_column(mart, 'player_b', 'any')} AS VARCHAR) AS player_b,
+           {_forecast(mart, 'expected_a')} AS expected_a, {_forecast(mart, 'score_a')} AS score_a
+    FROM {replay_source(mart)} AS r
+), running AS (
+    SELECT r.league, r.system,
+           row_number() OVER by_seq AS t,
+           sum(CAST({_log_loss('r.expected_a', 'r.score_a')} AS {EXACT})) OVER by_seq AS total
+    FROM r
+    WINDOW by_seq AS (PARTITION BY r.league, r.system ORDER BY r.seq ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
+), groups AS (
+    SELECT g.league, g.system, count(*) AS matches FROM r AS g GROUP BY g.league, g.system
+), players AS (
+    SELECT q.league, q.system, count(DISTINCT q.player) AS players
+    FROM (SELECT r.league, r.system, r.player_a AS player FROM r UNION ALL SELECT r.league, r.system, r.player_b FROM r) AS q
+    GROUP BY q.league, q.system
+), checkpoints AS (
+    SELECT g.league, g.system, unnest(CASE
+        WHEN p.points = 1 THEN [g.matches]
+        WHEN g.matches <= p.points THEN range(1, g.matches + 1)
+        ELSE list_transform(range(p.points), lambda k: 1 + (2 * (g.matches - 1) * k + (p.points - 1)) // (2 * (p.points - 1)))
+    END) AS t
+    FROM groups AS g CROSS JOIN parameters AS p
+)
+SELECT c.league, c.system, c.t, CAST(c.t AS DOUBLE) / CAST(n.players AS DOUBLE) AS t_over_n,
+       CAST(u.total AS DOUBLE) / CAST(c.t AS DOUBLE) AS mean_log_loss
+FROM checkpoints AS c
+JOIN running AS u ON u.t = c.t AND u.league IS NOT DISTINCT FROM c.league AND u.system IS NOT DISTINCT FROM c.system
+JOIN players AS n ON n.league IS NOT DISTINCT FROM c.league AND n.system IS NOT DISTINCT FROM c.system
+ORDER BY c.league NULLS FIRST, c.system, c.t
+"""
+
+
 #: Mart name -> the builder of its SQL macro.
-SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql}
+SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql, "loss_curve": loss_curve_sql}
