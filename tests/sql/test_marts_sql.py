@@ -88,7 +88,7 @@ def test_sql_marts_do_not_depend_on_the_thread_count(con):
     results = []
     for threads in (1, 4):
         con.execute(f"SET threads = {threads}")
-        results.append([con.sql(f"SELECT * FROM {mart}('tagged')").fetchall() for mart in ("leaderboard", "calibration_bins", "loss_curve")])
+        results.append([con.sql(f"SELECT * FROM {mart}('tagged')").fetchall() for mart in ("leaderboard", "calibration_bins", "loss_curve", "calibration_summary")])
     con.execute("RESET threads")
     assert results[0] == results[1]
 
@@ -101,4 +101,23 @@ def test_loss_curve_in_sql_equals_the_polars_function_within_1e_12(con, points):
     assert actual.columns == expected.columns
     assert actual.select("league", "system", "t").equals(expected.select("league", "system", "t"))
     for column in ("t_over_n", "mean_log_loss"):
+        np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("options", [
+    {},
+    {"min_games": 0, "warmup": 0.25},
+    {"min_games": 3, "max_sd": 150},
+    {"min_games": 3, "max_sd": {"glicko": 150}, "warmup": 0.1},
+])
+def test_calibration_summary_in_sql_equals_the_polars_function_within_1e_12(con, options):
+    replay = con.sql("SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko").pl()
+    expected = duckrate.evaluation.calibration_summary(replay, **options).sort("league", "system")
+    sql_options = "".join(
+        f", {name} := " + ("MAP {" + ", ".join(f"'{k}': {v}" for k, v in value.items()) + "}" if isinstance(value, dict) else repr(value))
+        for name, value in options.items())
+    actual = con.sql(f"SELECT * FROM calibration_summary('tagged'{sql_options})").pl().sort("league", "system")
+    assert actual.columns == expected.columns
+    assert actual.select("league", "system", "n", "n_established").equals(expected.select("league", "system", "n", "n_established"))
+    for column in ("log_loss", "brier", "accuracy", "log_loss_established"):
         np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)

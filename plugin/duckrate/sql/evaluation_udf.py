@@ -122,10 +122,7 @@ MARTS = (
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("n", "BIGINT"), ("log_loss", "DOUBLE"),
                  ("brier", "DOUBLE"), ("accuracy", "DOUBLE"), ("n_established", "BIGINT"),
                  ("log_loss_established", "DOUBLE")),
-        compute=lambda replay, min_games, max_sd, warmup: evaluation.calibration_summary(
-            replay, min_games=_count("calibration_summary", "min_games", min_games, 0), max_sd=_max_sd(max_sd),
-            warmup=_number("calibration_summary", "warmup", warmup)
-        ),
+        compute=None,
     ),
     Mart(
         name="loss_curve",

@@ -201,5 +201,83 @@ ORDER BY c.league NULLS FIRST, c.system, c.t
 """
 
 
+def calibration_summary_sql(mart: Mart) -> str:
+    """Per (league, system): n, mean log loss, Brier score, accuracy over decisive games, and the same log
+    loss over *established* matches: both players had at least ``min_games`` earlier matches and (with
+    ``max_sd``: a number, or a MAP / STRUCT from system to number) both sds before the match at most that
+    bound; ``warmup`` drops the first share of each (league, system)'s matches in seq order from every
+    figure (not from the games counted). Exact sums (DECIMAL), as the other SQL marts."""
+    min_games = _integer_parameter(mart, "min_games", 0)
+    warmup_given = f"'{mart.name}: expected warmup to be a share in [0, 1), got ' || coalesce(CAST(warmup AS VARCHAR), 'None')"
+    warmup = (f"CASE WHEN warmup IS NULL OR NOT ({_NUMBER_CHECK.format(x='warmup')}) THEN error({warmup_given}) "
+              f"WHEN isnan(CAST(warmup AS DOUBLE)) OR CAST(warmup AS DOUBLE) < 0 OR CAST(warmup AS DOUBLE) >= 1 THEN error({warmup_given}) "
+              "ELSE CAST(warmup AS DOUBLE) END")
+    bound_json = "to_json(max_sd)"
+    max_sd_kind = (f"CASE WHEN max_sd IS NULL THEN 'none' WHEN json_type({bound_json}) = 'OBJECT' THEN 'map' "
+                   f"WHEN json_type({bound_json}) IN ('UBIGINT', 'BIGINT', 'DOUBLE') THEN 'number' "
+                   f"ELSE error('{mart.name}: parameter max_sd = ' || CASE WHEN typeof(max_sd) = 'VARCHAR' THEN {_QUOTE} || CAST(max_sd AS VARCHAR) || {_QUOTE} "
+                   f"ELSE CAST({bound_json} AS VARCHAR) END || '; expected a number') END")
+    bad_bound = (f"{mart.name}: expected max_sd to be None, a non-negative number, or a mapping from system to such a number, got ")
+    bound = (f"CASE WHEN p.max_sd_kind = 'none' THEN NULL "
+             f"WHEN p.max_sd_kind = 'map' THEN CAST({bound_json} AS MAP(VARCHAR, DOUBLE))[m.system] "
+             f"ELSE CAST({bound_json} AS DOUBLE) END")
+    sd = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("sd_a_before", "sd_b_before")}
+    one = _double(1.0)
+    half = _double(0.5)
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, min_games := 10, max_sd := NULL, warmup := 0.0, system := NULL) AS TABLE
+WITH parameters AS (SELECT {min_games} AS min_games, {warmup} AS warmup, {max_sd_kind} AS max_sd_kind),
+r AS (
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
+           CAST({_column(mart, 'player_a', 'any')} AS VARCHAR) AS player_a, CAST({_column(mart, 'player_b', 'any')} AS VARCHAR) AS player_b,
+           {_forecast(mart, 'expected_a')} AS expected_a, {_forecast(mart, 'score_a')} AS score_a,
+           CASE WHEN max_sd IS NULL THEN NULL ELSE {sd['sd_a_before']} END AS sd_a_before,
+           CASE WHEN max_sd IS NULL THEN NULL ELSE {sd['sd_b_before']} END AS sd_b_before
+    FROM {replay_source(mart)} AS r
+), sides AS (
+    SELECT r.league, r.system, r.seq, r.player_a AS player FROM r
+    UNION ALL
+    SELECT r.league, r.system, r.seq, r.player_b AS player FROM r
+), experience AS (  -- per match: whether both players had min_games earlier matches (in seq order)
+    SELECT e.league, e.system, e.seq, bool_and(e.earlier >= p.min_games) AS experienced
+    FROM (SELECT s.league, s.system, s.seq,
+                 row_number() OVER (PARTITION BY s.league, s.system, s.player ORDER BY s.seq) - 1 AS earlier
+          FROM sides AS s) AS e
+    CROSS JOIN parameters AS p
+    GROUP BY e.league, e.system, e.seq
+), matches AS (
+    SELECT r.*, x.experienced,
+           row_number() OVER (PARTITION BY r.league, r.system ORDER BY r.seq) AS position,
+           count(*) OVER (PARTITION BY r.league, r.system) AS total
+    FROM r
+    JOIN experience AS x ON x.seq = r.seq AND x.league IS NOT DISTINCT FROM r.league AND x.system IS NOT DISTINCT FROM r.system
+), bounded AS (
+    SELECT m.*, {bound} AS bound
+    FROM matches AS m CROSS JOIN parameters AS p
+    WHERE CAST(m.position AS DOUBLE) > floor(CAST(m.total AS DOUBLE) * p.warmup)
+), scored AS (
+    SELECT m.league, m.system, m.expected_a AS p, m.score_a AS s,
+           {_log_loss('m.expected_a', 'm.score_a')} AS log_loss,
+           CASE WHEN m.score_a = 0 OR m.score_a = 1 THEN
+               CASE WHEN m.expected_a > {half} THEN m.score_a WHEN m.expected_a < {half} THEN {one} - m.score_a ELSE {half} END
+           END AS correct,
+           CASE WHEN m.bound < 0 OR isnan(m.bound) THEN error('{bad_bound}' || CAST({bound_json} AS VARCHAR))
+                ELSE m.experienced AND (m.bound IS NULL OR ((m.sd_a_before IS NULL OR m.sd_a_before <= m.bound)
+                                                            AND (m.sd_b_before IS NULL OR m.sd_b_before <= m.bound))) END AS established
+    FROM bounded AS m
+)
+SELECT o.league, o.system, count(*) AS n,
+       {_mean('o.log_loss')} AS log_loss,
+       {_mean('(o.p - o.s) * (o.p - o.s)')} AS brier,
+       {_mean('o.correct', 'count(o.correct)')} AS accuracy,
+       count(*) FILTER (WHERE o.established) AS n_established,
+       CAST(sum(CAST(o.log_loss AS {EXACT})) FILTER (WHERE o.established) AS DOUBLE)
+           / CAST(nullif(count(*) FILTER (WHERE o.established), 0) AS DOUBLE) AS log_loss_established
+FROM scored AS o
+GROUP BY o.league, o.system
+ORDER BY o.league NULLS FIRST, o.system
+"""
+
+
 #: Mart name -> the builder of its SQL macro.
-SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql, "loss_curve": loss_curve_sql}
+SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql, "loss_curve": loss_curve_sql,
+             "calibration_summary": calibration_summary_sql}
