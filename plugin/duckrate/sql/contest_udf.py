@@ -179,14 +179,6 @@ SELECT {CHECK_UDF}({udf_args.format(want="'rows'")}) AS reason FROM duckrate_tok
 """
 
 
-def _leaderboard(replay):
-    # played_at := seq, so last_played_at is the seq of the last contest; the macro joins its time back.
-    import polars as pl
-
-    board = contest_evaluation.contest_leaderboard(replay.with_columns(played_at=pl.col("seq")))
-    return board.rename({"last_played_at": "last_seq"})
-
-
 MARTS = (
     Mart(
         name="contest_leaderboard",
@@ -195,7 +187,7 @@ MARTS = (
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("player", "VARCHAR"), ("rank", "BIGINT"),
                  ("rating", "DOUBLE"), ("sd", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE"),
                  ("contests", "BIGINT"), ("last_seq", "BIGINT")),
-        compute=lambda replay: _leaderboard(replay.with_columns(replay["player"].cast(str))),
+        compute=None,
     ),
     Mart(
         name="contest_metrics",

@@ -278,6 +278,34 @@ ORDER BY o.league NULLS FIRST, o.system
 """
 
 
+def contest_leaderboard_sql(mart: Mart) -> str:
+    """Each player's ``rating_after``/``sd_after`` of their contest with the largest ``seq``, ranked per
+    (league, system) as :func:`leaderboard_sql`; ``contests`` = contests played."""
+    numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("rating_after", "sd_after")}
+    z = _double(Z_95)
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, system := NULL) AS TABLE
+WITH r AS (
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
+           CAST({_column(mart, 'player', 'any')} AS VARCHAR) AS player,
+           {numbers['rating_after']} AS rating_after, {numbers['sd_after']} AS sd_after, {_played_at(mart)} AS played_at
+    FROM {replay_source(mart)} AS r
+), players AS (
+    SELECT r.league, r.system, r.player, count(*) AS contests,
+           arg_max({{'rating': r.rating_after, 'sd': r.sd_after, 'played_at': r.played_at}}, r.seq) AS last
+    FROM r
+    GROUP BY r.league, r.system, r.player
+)
+SELECT p.league, p.system, p.player,
+       row_number() OVER (PARTITION BY p.league, p.system ORDER BY p.last.rating DESC NULLS LAST, p.player) AS rank,
+       p.last.rating AS rating, p.last.sd AS sd,
+       p.last.rating - {z} * p.last.sd AS lower, p.last.rating + {z} * p.last.sd AS upper,
+       p.contests, p.last.played_at AS last_played_at
+FROM players AS p
+ORDER BY p.league NULLS FIRST, p.system, rank
+"""
+
+
 #: Mart name -> the builder of its SQL macro.
 SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql, "loss_curve": loss_curve_sql,
-             "calibration_summary": calibration_summary_sql}
+             "calibration_summary": calibration_summary_sql,
+             "contest_leaderboard": contest_leaderboard_sql}

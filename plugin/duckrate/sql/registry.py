@@ -93,7 +93,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(contest_udf.token_macro_sql())
     con.execute(contest_udf.rows_macro_sql())
     for mart in contest_udf.MARTS:
-        con.execute(evaluation_udf.macro_sql(mart))
+        con.execute(mart_sql.SQL_MARTS[mart.name](mart) if mart.compute is None else evaluation_udf.macro_sql(mart))
     con.execute(fit_udf.macro_sql())
 
 
