@@ -29,6 +29,16 @@ from _common import DATA_DIR, GB, REPO_ROOT, format_table, machine_lines, matche
 
 DBT = Path(sys.executable).with_name("dbt")
 
+#: The figures this benchmark is measured against (10M matches / 100k players, 2026-11-22, DuckDB's default
+#: memory limit; BENCHMARKS.md history): dbt seconds per model, and the whole build.
+PREVIOUS_SECONDS = {
+    "replay_chance": 988.9, "bt_ratings": 677.4, "bt_tests": 299.7, "replay_pairwise": 182.7,
+    "calibration_summary": 110.3, "calibration_bins": 76.9, "replay_glicko2": 73.4, "leaderboard": 69.0,
+    "replay_glicko": 61.7, "loss_curve": 47.4, "replay_trueskill": 42.0, "replay_elo2k": 38.9,
+    "stg_matches_checked": 37.7, "replay_elo": 28.1, "replay_elo_mmr": 14.8,
+}
+PREVIOUS_TOTAL_SECONDS, PREVIOUS_PEAK_GB = 1496.0, 24.35
+
 PROJECT_YML = """\
 # Written by bench/pipeline_10m.py: the demo's pipeline over the generated raw tables.
 name: duckrate_pipeline_bench
@@ -180,14 +190,18 @@ def main(argv: list[str] | None = None) -> int:
         timing = {t["name"]: t for t in result.get("timing", [])}
         window = timing.get("execute")
         peak = memory.peak(_epoch(window["started_at"]), _epoch(window["completed_at"])) if window and window.get("started_at") else 0
-        rows.append([result["unique_id"].split(".")[-1], result["status"], f"{result['execution_time']:.1f}",
+        name = result["unique_id"].split(".")[-1]
+        before = PREVIOUS_SECONDS.get(name)
+        rows.append([name, result["status"], f"{result['execution_time']:.1f}",
+                     "-" if before is None else f"{before:.1f} ({before / max(result['execution_time'], 1e-9):.1f}x)",
                      f"{peak / GB:.1f}", (result.get("message") or "")[:60]])
-    log(format_table(["model", "status", "seconds", "peak tree RSS while it ran (GB)", "message"], rows))
+    log(format_table(["model", "status", "seconds", "before (speed-up)", "peak tree RSS while it ran (GB)", "message"], rows))
     tests = [r for r in results["results"] if r["unique_id"].startswith("test.")]
     log(f"data tests: {len(tests)}, {sum(r['execution_time'] for r in tests):.1f} s in total, "
         f"statuses {sorted({r['status'] for r in tests})}")
-    log(f"dbt elapsed {results['elapsed_time']:.1f} s; duckrate build wall (copy + dbt + publish) {wall:.1f} s; "
-        f"peak RSS of the process tree {memory.peak() / GB:.2f} GB; exit code {returncode}")
+    log(f"dbt elapsed {results['elapsed_time']:.1f} s (before: {PREVIOUS_TOTAL_SECONDS:.0f} s, "
+        f"{PREVIOUS_TOTAL_SECONDS / results['elapsed_time']:.1f}x); duckrate build wall (copy + dbt + publish) {wall:.1f} s; "
+        f"peak RSS of the process tree {memory.peak() / GB:.2f} GB (before: {PREVIOUS_PEAK_GB} GB); exit code {returncode}")
     log(f"warehouse {warehouse.stat().st_size / GB:.2f} GB" if warehouse.exists() else "no warehouse published")
     return returncode
 
