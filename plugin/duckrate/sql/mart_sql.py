@@ -162,8 +162,9 @@ ORDER BY o.league NULLS FIRST, o.system, o.bin
 def loss_curve_sql(mart: Mart) -> str:
     """Per (league, system): the mean log loss of the first t matches (in seq order) at ``points`` evenly
     spaced t from 1 to T (every t when T <= points: ``t_k = 1 + round((T - 1)·k / (points - 1))``, halves
-    up, as the Polars function), with ``t_over_n`` = t / the group's distinct players. The running sums are
-    exact (DECIMAL), one window in seq order."""
+    up, as the Polars function), with ``t_over_n`` = t / the group's distinct players. Each match is summed
+    (exact, DECIMAL) into the first checkpoint at or after its position, ``k = ceil((2·pos - 3)(points - 1)
+    / (2(T - 1)))``, and the few checkpoint sums are accumulated."""
     points = _integer_parameter(mart, "points", 1)
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, points := 200, system := NULL) AS TABLE
 WITH parameters AS (SELECT {points} AS points),
@@ -172,30 +173,46 @@ r AS (
            CAST({_column(mart, 'player_a', 'any')} AS VARCHAR) AS player_a, CAST({_column(mart, 'player_b', 'any')} AS VARCHAR) AS player_b,
            {_forecast(mart, 'expected_a')} AS expected_a, {_forecast(mart, 'score_a')} AS score_a
     FROM {replay_source(mart)} AS r
-), running AS (
-    SELECT r.league, r.system,
-           row_number() OVER by_seq AS t,
-           sum(CAST({_log_loss('r.expected_a', 'r.score_a')} AS {EXACT})) OVER by_seq AS total
-    FROM r
-    WINDOW by_seq AS (PARTITION BY r.league, r.system ORDER BY r.seq ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
 ), groups AS (
     SELECT g.league, g.system, count(*) AS matches FROM r AS g GROUP BY g.league, g.system
+), positioned AS (  -- each match's position in seq order, and the checkpoint it first counts towards
+    SELECT q.league, q.system, q.log_loss,
+           CASE WHEN p.points = 1 THEN 0
+                WHEN g.matches <= p.points THEN q.position - 1
+                ELSE greatest(0, ((2 * q.position - 3) * (p.points - 1) + 2 * (g.matches - 1) - 1) // (2 * (g.matches - 1)))
+           END AS checkpoint
+    FROM (SELECT r.league, r.system, {_log_loss('r.expected_a', 'r.score_a')} AS log_loss,
+                 row_number() OVER (PARTITION BY r.league, r.system ORDER BY r.seq) AS position
+          FROM r) AS q
+    JOIN groups AS g ON g.league IS NOT DISTINCT FROM q.league AND g.system IS NOT DISTINCT FROM q.system
+    CROSS JOIN parameters AS p
+), buckets AS (
+    SELECT b.league, b.system, b.checkpoint, sum(CAST(b.log_loss AS {EXACT})) AS total
+    FROM positioned AS b GROUP BY b.league, b.system, b.checkpoint
+), running AS (
+    SELECT u.league, u.system, u.checkpoint,
+           sum(u.total) OVER (PARTITION BY u.league, u.system ORDER BY u.checkpoint ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS total
+    FROM buckets AS u
 ), players AS (
     SELECT q.league, q.system, count(DISTINCT q.player) AS players
     FROM (SELECT r.league, r.system, r.player_a AS player FROM r UNION ALL SELECT r.league, r.system, r.player_b FROM r) AS q
     GROUP BY q.league, q.system
 ), checkpoints AS (
-    SELECT g.league, g.system, unnest(CASE
-        WHEN p.points = 1 THEN [g.matches]
-        WHEN g.matches <= p.points THEN range(1, g.matches + 1)
-        ELSE list_transform(range(p.points), lambda k: 1 + (2 * (g.matches - 1) * k + (p.points - 1)) // (2 * (p.points - 1)))
-    END) AS t
+    SELECT g.league, g.system, unnest(range(CASE WHEN g.matches <= p.points OR p.points = 1 THEN least(g.matches, p.points) ELSE p.points END)) AS checkpoint,
+           g.matches, p.points
     FROM groups AS g CROSS JOIN parameters AS p
+), steps AS (
+    SELECT c.league, c.system, c.checkpoint, CASE
+        WHEN c.points = 1 THEN c.matches
+        WHEN c.matches <= c.points THEN c.checkpoint + 1
+        ELSE 1 + (2 * (c.matches - 1) * c.checkpoint + (c.points - 1)) // (2 * (c.points - 1))
+    END AS t
+    FROM checkpoints AS c
 )
 SELECT c.league, c.system, c.t, CAST(c.t AS DOUBLE) / CAST(n.players AS DOUBLE) AS t_over_n,
        CAST(u.total AS DOUBLE) / CAST(c.t AS DOUBLE) AS mean_log_loss
-FROM checkpoints AS c
-JOIN running AS u ON u.t = c.t AND u.league IS NOT DISTINCT FROM c.league AND u.system IS NOT DISTINCT FROM c.system
+FROM steps AS c
+JOIN running AS u ON u.checkpoint = c.checkpoint AND u.league IS NOT DISTINCT FROM c.league AND u.system IS NOT DISTINCT FROM c.system
 JOIN players AS n ON n.league IS NOT DISTINCT FROM c.league AND n.system IS NOT DISTINCT FROM c.system
 ORDER BY c.league NULLS FIRST, c.system, c.t
 """
@@ -237,23 +254,31 @@ r AS (
     SELECT r.league, r.system, r.seq, r.player_a AS player FROM r
     UNION ALL
     SELECT r.league, r.system, r.seq, r.player_b AS player FROM r
-), experience AS (  -- per match: whether both players had min_games earlier matches (in seq order)
-    SELECT e.league, e.system, e.seq, bool_and(e.earlier >= p.min_games) AS experienced
-    FROM (SELECT s.league, s.system, s.seq,
-                 row_number() OVER (PARTITION BY s.league, s.system, s.player ORDER BY s.seq) - 1 AS earlier
-          FROM sides AS s) AS e
-    CROSS JOIN parameters AS p
-    GROUP BY e.league, e.system, e.seq
+), thresholds AS (  -- each player's seq at their (min_games + 1)-th match: from there on they are experienced
+    SELECT n.league, n.system, n.player, n.seq AS from_seq
+    FROM (SELECT s.league, s.system, s.player, s.seq, p.min_games,
+                 row_number() OVER (PARTITION BY s.league, s.system, s.player ORDER BY s.seq) AS nth
+          FROM sides AS s CROSS JOIN parameters AS p WHERE p.min_games > 0) AS n
+    WHERE n.nth = n.min_games + 1
+), cutoffs AS (  -- warmup: the seq of each (league, system)'s floor(T · warmup)-th match
+    SELECT w.league, w.system, w.seq AS cutoff
+    FROM (SELECT r.league, r.system, r.seq, p.warmup,
+                 row_number() OVER (PARTITION BY r.league, r.system ORDER BY r.seq) AS position,
+                 count(*) OVER (PARTITION BY r.league, r.system) AS total
+          FROM r CROSS JOIN parameters AS p WHERE p.warmup > 0) AS w
+    WHERE CAST(w.position AS DOUBLE) = floor(CAST(w.total AS DOUBLE) * w.warmup)
 ), matches AS (
-    SELECT r.*, x.experienced,
-           row_number() OVER (PARTITION BY r.league, r.system ORDER BY r.seq) AS position,
-           count(*) OVER (PARTITION BY r.league, r.system) AS total
+    SELECT r.*,
+           p.min_games = 0 OR (r.seq >= a.from_seq AND r.seq >= b.from_seq) AS experienced
     FROM r
-    JOIN experience AS x ON x.seq = r.seq AND x.league IS NOT DISTINCT FROM r.league AND x.system IS NOT DISTINCT FROM r.system
+    CROSS JOIN parameters AS p
+    LEFT JOIN thresholds AS a ON a.player = r.player_a AND a.league IS NOT DISTINCT FROM r.league AND a.system IS NOT DISTINCT FROM r.system
+    LEFT JOIN thresholds AS b ON b.player = r.player_b AND b.league IS NOT DISTINCT FROM r.league AND b.system IS NOT DISTINCT FROM r.system
+    LEFT JOIN cutoffs AS c ON c.league IS NOT DISTINCT FROM r.league AND c.system IS NOT DISTINCT FROM r.system
+    WHERE c.cutoff IS NULL OR r.seq > c.cutoff
 ), bounded AS (
     SELECT m.*, {bound} AS bound
     FROM matches AS m CROSS JOIN parameters AS p
-    WHERE CAST(m.position AS DOUBLE) > floor(CAST(m.total AS DOUBLE) * p.warmup)
 ), scored AS (
     SELECT m.league, m.system, m.expected_a AS p, m.score_a AS s,
            {_log_loss('m.expected_a', 'm.score_a')} AS log_loss,
@@ -261,7 +286,7 @@ r AS (
                CASE WHEN m.expected_a > {half} THEN m.score_a WHEN m.expected_a < {half} THEN {one} - m.score_a ELSE {half} END
            END AS correct,
            CASE WHEN m.bound < 0 OR isnan(m.bound) THEN error('{bad_bound}' || CAST({bound_json} AS VARCHAR))
-                ELSE m.experienced AND (m.bound IS NULL OR ((m.sd_a_before IS NULL OR m.sd_a_before <= m.bound)
+                ELSE coalesce(m.experienced, false) AND (m.bound IS NULL OR ((m.sd_a_before IS NULL OR m.sd_a_before <= m.bound)
                                                             AND (m.sd_b_before IS NULL OR m.sd_b_before <= m.bound))) END AS established
     FROM bounded AS m
 )
