@@ -84,13 +84,26 @@ def _played_at(mart: Mart) -> str:
     return f"""CASE WHEN typeof(r.played_at) = '"NULL"' THEN error('{message}') ELSE r.played_at END"""
 
 
+def _ranked(count: str) -> str:
+    """The final SELECT of both leaderboards over their ``players`` CTE (``last``: the struct of the latest
+    row): rank 1 = highest rating per (league, system), NULL last, ties by player name; rating ∓ z·sd."""
+    z = _double(Z_95)
+    return f"""SELECT p.league, p.system, p.player,
+       row_number() OVER (PARTITION BY p.league, p.system ORDER BY p.last.rating DESC NULLS LAST, p.player) AS rank,
+       p.last.rating AS rating, p.last.sd AS sd,
+       p.last.rating - {z} * p.last.sd AS lower, p.last.rating + {z} * p.last.sd AS upper,
+       p.{count}, p.last.played_at AS last_played_at
+FROM players AS p
+ORDER BY p.league NULLS FIRST, p.system, rank
+"""
+
+
 def leaderboard_sql(mart: Mart) -> str:
     """Each player's state after their last match (largest ``seq``), ranked per (league, system) by rating
     (descending, NULL last), ties by player name; ``lower``/``upper`` = rating ∓ z·sd (95%)."""
     seq = _column(mart, "seq", "integer", not_null=True)
     numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)"
                for name in ("rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after")}
-    z = _double(Z_95)
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, system := NULL) AS TABLE
 WITH r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
@@ -111,14 +124,7 @@ WITH r AS (
     FROM sides AS s
     GROUP BY s.league, s.system, s.player
 )
-SELECT p.league, p.system, p.player,
-       row_number() OVER (PARTITION BY p.league, p.system ORDER BY p.last.rating DESC NULLS LAST, p.player) AS rank,
-       p.last.rating AS rating, p.last.sd AS sd,
-       p.last.rating - {z} * p.last.sd AS lower, p.last.rating + {z} * p.last.sd AS upper,
-       p.games, p.last.played_at AS last_played_at
-FROM players AS p
-ORDER BY p.league NULLS FIRST, p.system, rank
-"""
+{_ranked("games")}"""
 
 
 def calibration_bins_sql(mart: Mart) -> str:
@@ -307,7 +313,6 @@ def contest_leaderboard_sql(mart: Mart) -> str:
     """Each player's ``rating_after``/``sd_after`` of their contest with the largest ``seq``, ranked per
     (league, system) as :func:`leaderboard_sql`; ``contests`` = contests played."""
     numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("rating_after", "sd_after")}
-    z = _double(Z_95)
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, system := NULL) AS TABLE
 WITH r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
@@ -320,14 +325,7 @@ WITH r AS (
     FROM r
     GROUP BY r.league, r.system, r.player
 )
-SELECT p.league, p.system, p.player,
-       row_number() OVER (PARTITION BY p.league, p.system ORDER BY p.last.rating DESC NULLS LAST, p.player) AS rank,
-       p.last.rating AS rating, p.last.sd AS sd,
-       p.last.rating - {z} * p.last.sd AS lower, p.last.rating + {z} * p.last.sd AS upper,
-       p.contests, p.last.played_at AS last_played_at
-FROM players AS p
-ORDER BY p.league NULLS FIRST, p.system, rank
-"""
+{_ranked("contests")}"""
 
 
 #: Mart name -> the builder of its SQL macro.

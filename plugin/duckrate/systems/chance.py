@@ -192,15 +192,15 @@ def _drift_and_normalise(rho, weighted, normaliser, previous_mean, x, drift_meth
 
 
 @kernel
-def _play_match(
-    row, state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x,
-    luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
-    drift_method, drift_table, taps, q_drift, like_a, like_b, work, weighted_a, weighted_b, t_a, t_b,
-    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
-):
+def _play_match(row, state, plan, like_a, like_b, work, weighted_a, weighted_b, t_a, t_b, outputs):
     """One match: reads and writes only its two players' state and its own output row (the scratch
-    vectors ``like_a`` .. ``t_b`` are the caller's), so matches without a common player commute."""
+    vectors ``like_a`` .. ``t_b`` are the caller's), so matches without a common player commute. ``state``,
+    ``plan`` and ``outputs`` are the tuples :func:`chance_replay_kernel` packs."""
+    state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x = state
+    (luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
+     drift_method, drift_table, taps, q_drift) = plan
+    (expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
+     rating_a_after, rating_b_after, sd_a_after, sd_b_after) = outputs
     ca = state_a[row]
     cb = state_b[row]
     for c in (ca, cb):
@@ -305,33 +305,24 @@ def chance_replay_kernel(
     size = x.shape[0]
     scratch = np.empty((workers, 5, size), dtype=np.float64)
     luck_scratch = np.empty((workers, 2, max(max_rank, 1)), dtype=np.float64)
+    state = (state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x)
+    plan = (luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
+            drift_method, drift_table, taps, q_drift)
+    outputs = (expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
+               rating_a_after, rating_b_after, sd_a_after, sd_b_after)
     for w in range(wave_start.shape[0] - 1):
         first = wave_start[w]
         count = wave_start[w + 1] - first
-        if count < PARALLEL_MIN_WAVE or workers == 1:
-            s = scratch[0]
-            u = luck_scratch[0]
+        if count < PARALLEL_MIN_WAVE or workers == 1:  # on this thread: starting the workers costs more
+            s, u = scratch[0], luck_scratch[0]
             for k in range(first, first + count):
-                _play_match(
-                    grouped[k], state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd,
-                    newcomer, x, luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
-                    drift_method, drift_table, taps, q_drift, s[0], s[1], s[2], s[3], s[4], u[0], u[1],
-                    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-                    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
-                )
+                _play_match(grouped[k], state, plan, s[0], s[1], s[2], s[3], s[4], u[0], u[1], outputs)
             continue
         share = (count + workers - 1) // workers
         for worker in prange(workers):
-            s = scratch[worker]
-            u = luck_scratch[worker]
+            s, u = scratch[worker], luck_scratch[worker]
             for k in range(first + worker * share, min(first + (worker + 1) * share, first + count)):
-                _play_match(
-                    grouped[k], state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd,
-                    newcomer, x, luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
-                    drift_method, drift_table, taps, q_drift, s[0], s[1], s[2], s[3], s[4], u[0], u[1],
-                    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-                    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
-                )
+                _play_match(grouped[k], state, plan, s[0], s[1], s[2], s[3], s[4], u[0], u[1], outputs)
 
 
 # --------------------------------------------------------------------------------------------------
