@@ -2,7 +2,7 @@
 error (DuckDB error carrying duckrate's message: the column, the row key and the value, or the missing
 table/parameter and what was expected) or a documented result (one output row per input row).
 
-The README's "Bad input" table lists the same cases; the hypothesis fuzz test (test_fuzz_sql.py) covers
+The "Bad input" table of docs/bad-input.md lists the same cases; the hypothesis fuzz test (test_fuzz_sql.py) covers
 random mixtures of them.
 """
 

@@ -141,7 +141,7 @@ def test_mm_log_posterior_rises_at_every_step(games, ridge):
 
 
 def test_mm_update_handles_strong_players_without_overflow():
-    """exp((A + μC)/C) overflows for a strong player under a tight prior (papers/README.md); the
+    """exp((A + μC)/C) overflows for a strong player under a tight prior (docs/papers.md); the
     Wright-omega form does not."""
     a = np.array([0] * 400 + [1, 2])
     b = np.array([1] * 400 + [2, 0])

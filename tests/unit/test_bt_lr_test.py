@@ -151,7 +151,7 @@ def test_order_permutation_detects_drift():
 
 
 def test_lowrank_rejects_noisy_sorting_and_split_is_blind_to_it():
-    """The prototype's finding (ALGORITHMS.md): on SST-by-entry data the low-rank test rejects strongly
+    """A prototype's finding: on SST-by-entry data the low-rank test rejects strongly
     while the split test does not (a fixed seed; bench/bt_lr_test_power.py measures the rates)."""
     out = duckrate.bt_lr_test(bt_games(n=100, t=100_000, seed=4, kind="sst_byentry"), permutations=9)
     p = dict(zip(out["test"], out["p_value"]))

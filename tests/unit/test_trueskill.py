@@ -1,4 +1,4 @@
-"""duckrate's two-player TrueSkill: the check values of ALGORITHMS.md, the ``trueskill`` package (scipy
+"""duckrate's two-player TrueSkill: check values worked out by hand from Herbrich et al.'s update, the ``trueskill`` package (scipy
 backend) replayed match by match, a naive math.erf reference for the forecast, 100-digit golden values of
 the v/w functions at extreme t, invariants, input validation and pinned defaults."""
 
@@ -71,7 +71,7 @@ def head_to_head(mu_a, sigma_a, mu_b, sigma_b, score, **params):
 
 
 # --------------------------------------------------------------------------------------------------
-# Check values (ALGORITHMS.md, default environment).
+# Check values (worked by hand from the paper's update, default environment).
 
 
 def test_check_value_win():

@@ -3,7 +3,7 @@
 Each iteration maximises the paper's separable minoriser Q_λ, so the log-posterior ℓ rises at every
 step (eq. 4). With ``A_i`` player i's (weighted) score, ``B_i = Σ_j n_ij / (γ_i + γ_j)`` and prior
 precision ``C_i = 1/σ_i²``, the update (5) is ``γ_i = (C_i/B_i)·W((B_i/C_i)·exp((A_i + μ_i C_i)/C_i))``.
-The exponential overflows for strong players (papers/README.md), so with ``z = log(B_i/C_i) + A_i/C_i + μ_i``
+The exponential overflows for strong players (one of the MAP paper's slips, docs/papers.md), so with ``z = log(B_i/C_i) + A_i/C_i + μ_i``
 we use ``W(exp z) = ω(z)`` (Wright omega, ``scipy.special.wrightomega``) and ``log ω(z) = z - ω(z)``:
 
     θ_i ← μ_i + A_i/C_i - ω(z),

@@ -1,6 +1,6 @@
 """Newton's method with preconditioned conjugate gradients for the penalised Bradley-Terry fit.
 
-The objective f of :mod:`._bt_model` is convex with Hessian ``L_w + diag(C)`` (ALGORITHMS.md): each
+The objective f of :mod:`._bt_model` is convex with Hessian ``L_w + diag(C)`` (:mod:`._bt_model`): each
 Newton step solves ``H p = -g`` inexactly by Jacobi-preconditioned CG on the sparse pairs (never forming
 H), with forcing term ``η = min(0.5, sqrt(‖g‖/‖g_0‖))`` (Eisenstat-Walker: superlinear near the optimum),
 then backtracks (Armijo) if the full step does not lower f. With ``C = 0`` (plain MLE) f is flat along

@@ -1,7 +1,7 @@
 """Games aggregated into ordered pairs: the only data the Bradley-Terry solvers read.
 
 Every game of side A (``player_a``) against side B contributes its weight to the pair ``(a, b)``:
-``wins += w·s`` and ``losses += w·(1 - s)``, so a draw counts as half a win each way (ALGORITHMS.md).
+``wins += w·s`` and ``losses += w·(1 - s)``, so a draw counts as half a win each way.
 Pairs are ordered (``(a, b)`` and ``(b, a)`` stay apart) so that an order (first-move, home) effect can be
 fitted from the same arrays. Aggregation is one counting pass in a fixed order: the same rows in the same
 order give the same pairs and the same sums bit for bit.

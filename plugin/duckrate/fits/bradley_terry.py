@@ -1,6 +1,6 @@
 """Bradley-Terry batch fits over a matches table: ``duckrate.bt_fit`` and the ``bt_fit`` SQL macro.
 
-Model (ALGORITHMS.md; the MAP paper, section 1.2): ``P(a beats b) = σ(θ_a - θ_b + α)``, θ natural-scale
+Model (the MAP paper, section 1.2; docs/papers.md): ``P(a beats b) = σ(θ_a - θ_b + α)``, θ natural-scale
 strengths, α an optional side-A (first-move, home) effect; a draw counts as half a win each way; match
 weights multiply a game's contribution. Estimates: plain MLE (``prior_sd`` NULL), ridge (``prior_sd``,
 prior mean 1500) or MAP with per-player prior means (and sds) from a ``player_priors`` table on the

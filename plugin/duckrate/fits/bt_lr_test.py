@@ -10,13 +10,13 @@
     ``1.25 χ²`` (the Sur et al. correction the paper applies). One of the two directions of α adds
     ``θ_train[i] - θ_train[j]``, which the free θ absorbs exactly (it is a linear function of the pair
     design), so Λ has **1** degree of freedom, not the paper's 2; counting 2 would make the test
-    conservative (see README, "Which test answers which question").
+    conservative (see docs/bradley-terry.md, "Which test answers which question").
 ``martingale_0.01``, ``martingale_0.08``
     The same statistic over all games with ``g_t = [θ_t[i_t], θ_t[j_t]]`` from online Elo (natural units,
     η = 0.01 and 0.08) before game t (Appendix B.3); these change over time, so 2 degrees of freedom.
 ``martingale_split_0.01``, ``martingale_split_0.08`` (not in the paper)
     The martingale tests as the paper states them are not calibrated (they reject Bradley-Terry data:
-    the online ratings carry the luck of the very outcomes the per-player fit overfits; see README).
+    the online ratings carry the luck of the very outcomes the per-player fit overfits; see docs/bradley-terry.md).
     These variants keep the time-respecting features but take them from Elo run over the *train half*
     only (its state just before each test game) and test on the test half: features independent of the
     test outcomes, 2 degrees of freedom.

@@ -4,8 +4,8 @@ On the grid the match step multiplies a vector by the Toeplitz matrix ``T[i, k] 
 win or a loss, D_½ for a draw; ``_chance_grid.luck_table``). For the logistic and normal sigmoids D_θ is
 analytic, so T has numerically low rank: ``T ≈ U·Vᵀ`` with rank r = 52 (logistic, β = 0.8, n = 1000,
 M = 7; 55 for the draw's D_½, 28 for the normal CDF) leaves every entry within 1e-13 of the largest (the
-residual stops shrinking near 1e-15), and a product costs 2·n·r instead of n². ALGORITHMS.md records a
-prototype that used a truncated SVD; here the factorisation is an adaptive cross approximation with
+residual stops shrinking near 1e-15), and a product costs 2·n·r instead of n². An earlier
+prototype used a truncated SVD; here the factorisation is an adaptive cross approximation with
 complete pivoting (Gaussian elimination stopped early, :func:`cross_approximation`), because
 
 - its stopping rule bounds the largest *entry* of the residual, which bounds the error of every product

@@ -1,4 +1,4 @@
--- Glickman's Glicko-2 example (tau 0.5; see shared/ALGORITHMS.md) through glicko2_replay with a
+-- Glickman's Glicko-2 example (tau 0.5; Glickman, Example of the Glicko-2 system) through glicko2_replay with a
 -- player_priors table: r' = 1464.0507, RD' = 151.5165 (published to 4 decimals).
 with replay as (
     {{ duckrate.replay('glicko2', ref('glickman_matches'), {'priors': ref('glickman_priors'), 'tau': 0.5}) }}

@@ -1,4 +1,4 @@
--- Glickman's worked example (one rating period, three games; see shared/ALGORITHMS.md) through
+-- Glickman's worked example (one rating period, three games; Glickman 1999) through
 -- glicko_replay with a player_priors table: r' = 1464.106, RD' = 151.399 (published to 3 decimals).
 with replay as (
     {{ duckrate.replay('glicko', ref('glickman_matches'), {'priors': ref('glickman_priors')}) }}
