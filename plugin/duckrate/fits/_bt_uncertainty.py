@@ -35,7 +35,7 @@ import numpy as np
 
 from .._numba import kernel
 from ._bt_existence import check_existence
-from ._bt_model import center, preconditioned_cg
+from ._bt_model import center, hessian_times, preconditioned_cg
 from ._bt_pairs import Pairs, resampled
 from ._bt_propagation import propagated_precisions, undirected_edges
 from ._bt_solution import Runaway
@@ -151,16 +151,6 @@ def _solve_theta_block(pairs: Pairs, curvature, precision, diagonal, rhs_theta: 
     return x
 
 
-@kernel
-def _side_a_column(a, b, curvature, n):
-    """The α column of the Hessian's θ rows: ``h_i = Σ_{pairs with i on side A} v - Σ_{... side B} v``."""
-    h = np.zeros(n)
-    for p in range(a.shape[0]):
-        h[a[p]] += curvature[p]
-        h[b[p]] -= curvature[p]
-    return h
-
-
 def sparse_variances(pairs: Pairs, curvature: np.ndarray, diagonal: np.ndarray, precision: np.ndarray, use_alpha: bool,
                      anchor: int | None, centred: bool) -> np.ndarray | None:
     """Variances of the reported θ (as :func:`hessian_variances`) from the sparse Hessian, or None when
@@ -184,9 +174,13 @@ def sparse_variances(pairs: Pairs, curvature: np.ndarray, diagonal: np.ndarray, 
         column = _solve_theta_block(pairs, curvature, precision, diagonal, unit, mle)  # (A⁻¹)_{i,anchor}
         variance = about_mean + level + column[anchor] - 2.0 * column
     if use_alpha:
-        h = _side_a_column(pairs.a, pairs.b, curvature, n)
+        column = np.empty(n + 1)
+        unit = np.zeros(n + 1)
+        unit[n] = 1.0
+        hessian_times(pairs.a, pairs.b, curvature, precision, unit, True, column)  # H's α column: (h, H_αα)
+        h = column[:n].copy()
         y = _solve_theta_block(pairs, curvature, precision, diagonal, h, mle)
-        schur = float(diagonal[n]) - float(h @ y)  # 1 / Var(α)
+        schur = float(column[n]) - float(h @ y)  # 1 / Var(α)
         if anchor is not None:
             shift = y[anchor]
         elif centred:

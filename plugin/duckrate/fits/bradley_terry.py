@@ -30,7 +30,7 @@ from ..systems._replay import Parameter, ReplaySystem
 from ._bt_existence import describe
 from ._bt_model import evaluate
 from ._bt_pairs import Pairs, pairs_from_rows
-from ._bt_solve import DEFAULT_MAX_ITER, NoFiniteOptimum, fit_pairs
+from ._bt_solve import NoFiniteOptimum, fit_pairs
 from ._league_games import league_rows, name_ordered_codes
 from ._bt_uncertainty import (HESSIAN_HARD_LIMIT, HESSIAN_MAX_PLAYERS, Z_95, bootstrap_replicates,
                               bootstrap_summary, hessian_variances, sparse_variances)

@@ -186,7 +186,7 @@ MARTS = (
         parameters=(),
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("player", "VARCHAR"), ("rank", "BIGINT"),
                  ("rating", "DOUBLE"), ("sd", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE"),
-                 ("contests", "BIGINT"), ("last_seq", "BIGINT")),
+                 ("contests", "BIGINT"), ("last_played_at", "ANY")),
         compute=None,
     ),
     Mart(

@@ -1,11 +1,9 @@
-"""UDFs and TEMP macros for the marts: ``leaderboard``, ``calibration_bins``, ``calibration_summary``,
-``loss_curve``, each over any replay table (a ``system`` column is optional: rows without one take the
-macro's ``system :=`` argument, NULL by default).
-
-Same pattern as the replays: the macro packs the needed columns into one list, the UDF hands them to
-the Polars function in :mod:`duckrate.evaluation`, and the macro unnests the result. The leaderboard's
-``last_played_at`` keeps the replay's own type (TIMESTAMP, DATE or integer) by joining the replay row
-back on ``seq`` rather than passing times through Python.
+"""The marts' registry (:data:`MARTS`: each mart's fields, parameters with their SQL defaults, output
+columns) and the UDF pattern for a mart computed in Python: the macro packs the needed columns into one
+list, the UDF hands them to the Polars function in :mod:`duckrate.evaluation`, and the macro unnests the
+result. Every mart reads any replay table (a ``system`` column is optional: rows without one take the
+macro's ``system :=`` argument, NULL by default). Most marts are SQL (:mod:`.mart_sql`); only the contest
+metrics still go through a UDF.
 """
 
 from __future__ import annotations
@@ -17,7 +15,6 @@ from typing import Callable
 import polars as pl
 import pyarrow as pa
 
-from .. import evaluation
 from ..errors import DuckrateInputError
 from ._lists import map_list_rows, whole
 
@@ -34,6 +31,8 @@ class Mart:
     parameters: tuple[tuple[str, str], ...]
     returns: tuple[tuple[str, str], ...]
     compute: Callable[..., pl.DataFrame] | None  # None: computed in SQL (:mod:`.mart_sql`), no UDF
+    # returns: the output columns; their types type the UDF's result (a SQL mart's last_played_at keeps the
+    # replay's own type, whatever is written here)
 
     @property
     def udf_name(self) -> str:
@@ -42,16 +41,6 @@ class Mart:
     @property
     def return_type(self) -> str:
         return "STRUCT(" + ", ".join(f"{name} {kind}" for name, kind in self.returns) + ")[]"
-
-
-def _max_sd(value):
-    """A number, or a per-system bound given as a DuckDB MAP (a list of pairs) or STRUCT (a dict)."""
-    if value is None:
-        return None
-    if isinstance(value, (dict, list)):
-        pairs = value.items() if isinstance(value, dict) else value
-        return {system: None if bound is None else _number("calibration_summary", "max_sd", bound) for system, bound in pairs}
-    return _number("calibration_summary", "max_sd", value)
 
 
 def _number(mart: str, name: str, value) -> float:
@@ -104,7 +93,7 @@ MARTS = (
         parameters=(),
         returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("player", "VARCHAR"), ("rank", "BIGINT"),
                  ("rating", "DOUBLE"), ("sd", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE"),
-                 ("games", "BIGINT"), ("last_seq", "BIGINT")),
+                 ("games", "BIGINT"), ("last_played_at", "ANY")),
         compute=None,
     ),
     Mart(
@@ -157,12 +146,6 @@ def make_udf(mart: Mart):
 _ARROW_TYPES = {"VARCHAR": pa.string(), "BIGINT": pa.int64(), "DOUBLE": pa.float64()}
 
 
-def _played_at(mart: str) -> str:
-    """``r.played_at``, or a clear error when the table has no such column (an untyped NULL marker)."""
-    message = f"{mart}: the table is missing column ''played_at''; expected a replay table (the output of a *_replay macro)"
-    return f"""CASE WHEN typeof(r.played_at) = '"NULL"' THEN error('{message}') ELSE r.played_at END"""
-
-
 def replay_source(mart: Mart) -> str:
     """The replay table ``tbl`` as a subquery with every field of ``mart`` (a field the table lacks arrives
     as an untyped NULL column, reported missing by name) and ``system`` labelled: ``system :=`` labels the
@@ -172,26 +155,19 @@ def replay_source(mart: Mart) -> str:
             f"UNION ALL BY NAME (SELECT {markers} WHERE false) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS u)")
 
 
+def signature(mart: Mart) -> str:
+    """``tbl, <parameter> := <default>, ..., system := NULL``: a mart macro's parameters, from :data:`MARTS`."""
+    return "tbl" + "".join(f", {name} := {default}" for name, default in mart.parameters) + ", system := NULL"
+
+
 def macro_sql(mart: Mart) -> str:
-    """``CREATE TEMP MACRO <mart>(tbl, <params>, system := NULL) AS TABLE ...``. ``system`` names the system
-    of a replay table without a ``system`` column (e.g. ``leaderboard('replay_elo', system := 'elo')``).
-    A mart whose UDF returns ``last_seq`` (the contest leaderboard) gets the time of that replay row joined
-    back in the replay's own type (TIMESTAMP, DATE or integer) as ``last_played_at``; a contest replay has
-    one row per player of a contest, hence the DISTINCT."""
-    params = "".join(f", {name} := {default}" for name, default in mart.parameters) + ", system := NULL"
+    """``CREATE TEMP MACRO <mart>(tbl, <params>, system := NULL) AS TABLE ...`` over the mart's UDF. ``system``
+    names the system of a replay table without a ``system`` column (e.g. ``contest_metrics('replay',
+    system := 'elo_mmr')``)."""
     args = "".join(f", {name}" for name, _ in mart.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
-    source = replay_source(mart)
-    rows = f"""
-WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {source} AS r),
-rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)"""
-    if any(name == "last_seq" for name, _ in mart.returns):
-        columns = ", ".join(f"o.{name}" for name, _ in mart.returns if name != "last_seq")
-        select = f"""
-SELECT {columns}, t.played_at AS last_played_at
-FROM rows AS o
-JOIN (SELECT DISTINCT r.league, r.system, r.seq, {_played_at(mart.name)} AS played_at FROM {source} AS r) AS t
-  ON t.seq = o.last_seq AND t.league IS NOT DISTINCT FROM o.league AND t.system IS NOT DISTINCT FROM o.system"""
-    else:
-        select = "\nSELECT * FROM rows"
-    return f"CREATE OR REPLACE TEMP MACRO {mart.name}(tbl{params}) AS TABLE{rows}{select}\n"
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
+WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {replay_source(mart)} AS r),
+rows AS (SELECT unnest({mart.udf_name}(packed.replay_list{args}), recursive := true) FROM packed)
+SELECT * FROM rows
+"""

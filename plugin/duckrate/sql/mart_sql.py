@@ -16,7 +16,7 @@ that names it; an empty table gives no rows.
 from __future__ import annotations
 
 from ..evaluation._replay_frame import PROBABILITY_CLIP, Z_95
-from .evaluation_udf import Mart, replay_source
+from .evaluation_udf import Mart, macro_sql as udf_macro_sql, replay_source, signature
 
 _INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
                   "UBIGINT", "UHUGEINT")
@@ -104,7 +104,7 @@ def leaderboard_sql(mart: Mart) -> str:
     seq = _column(mart, "seq", "integer", not_null=True)
     numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)"
                for name in ("rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after")}
-    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, system := NULL) AS TABLE
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
            {seq} AS seq,
@@ -134,7 +134,7 @@ def calibration_bins_sql(mart: Mart) -> str:
     z2 = _double(Z_95 * Z_95)
     z = _double(Z_95)
     one, two, four = _double(1.0), _double(2.0), _double(4.0)
-    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, bins := 10, system := NULL) AS TABLE
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH parameters AS (SELECT {bins} AS bins),
 r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
@@ -172,7 +172,7 @@ def loss_curve_sql(mart: Mart) -> str:
     (exact, DECIMAL) into the first checkpoint at or after its position, ``k = ceil((2·pos - 3)(points - 1)
     / (2(T - 1)))``, and the few checkpoint sums are accumulated."""
     points = _integer_parameter(mart, "points", 1)
-    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, points := 200, system := NULL) AS TABLE
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH parameters AS (SELECT {points} AS points),
 r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
@@ -247,7 +247,7 @@ def calibration_summary_sql(mart: Mart) -> str:
     sd = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("sd_a_before", "sd_b_before")}
     one = _double(1.0)
     half = _double(0.5)
-    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, min_games := 10, max_sd := NULL, warmup := 0.0, system := NULL) AS TABLE
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH parameters AS (SELECT {min_games} AS min_games, {warmup} AS warmup, {max_sd_kind} AS max_sd_kind),
 r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
@@ -313,7 +313,7 @@ def contest_leaderboard_sql(mart: Mart) -> str:
     """Each player's ``rating_after``/``sd_after`` of their contest with the largest ``seq``, ranked per
     (league, system) as :func:`leaderboard_sql`; ``contests`` = contests played."""
     numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("rating_after", "sd_after")}
-    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}(tbl, system := NULL) AS TABLE
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
            CAST({_column(mart, 'player', 'any')} AS VARCHAR) AS player,
@@ -328,7 +328,12 @@ WITH r AS (
 {_ranked("contests")}"""
 
 
-#: Mart name -> the builder of its SQL macro.
+#: Mart name -> the builder of its SQL macro (a mart without an entry has a UDF, :mod:`.evaluation_udf`).
 SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql, "loss_curve": loss_curve_sql,
              "calibration_summary": calibration_summary_sql,
              "contest_leaderboard": contest_leaderboard_sql}
+
+
+def macro_sql(mart: Mart) -> str:
+    """The ``CREATE TEMP MACRO`` statement of any mart: its SQL, or the macro over its UDF."""
+    return SQL_MARTS[mart.name](mart) if mart.compute is None else udf_macro_sql(mart)

@@ -83,8 +83,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(replay_udf.check_macro_sql(system))
         con.execute(replay_udf.token_macro_sql(system))
         con.execute(replay_udf.rows_macro_sql(system))
-    for mart in evaluation_udf.MARTS:
-        con.execute(mart_sql.SQL_MARTS[mart.name](mart) if mart.compute is None else evaluation_udf.macro_sql(mart))
+    for mart in evaluation_udf.MARTS + contest_udf.MARTS:
+        con.execute(mart_sql.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
     con.execute(contest_udf.replay_macro_sql())
     con.execute(contest_udf.replay_macro_sql(with_state=True))
@@ -92,8 +92,6 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(contest_udf.check_macro_sql())
     con.execute(contest_udf.token_macro_sql())
     con.execute(contest_udf.rows_macro_sql())
-    for mart in contest_udf.MARTS:
-        con.execute(mart_sql.SQL_MARTS[mart.name](mart) if mart.compute is None else evaluation_udf.macro_sql(mart))
     con.execute(fit_udf.macro_sql())
 
 
