@@ -251,6 +251,13 @@ class ResultStore:
                 self._entries.pop(token, None)
         return extra
 
+    def peek_extra(self, token: int):
+        """The entry's second result, left in place (to be taken later)."""
+        entry = self._entry(token)
+        with entry.lock:
+            entry.last_used = time.monotonic()
+            return entry.extra
+
     def _drop_rows(self, token: int, entry: _Entry) -> None:
         entry.columns, entry.slots, entry.anchors, entry.delivered = [], _EMPTY_SLOTS, None, None
         self._hints.__dict__.pop(token, None)

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ._lists import list_values, struct_columns, whole
+from ._lists import list_values, lists_of, struct_columns, whole
 from .bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
 from ..systems._replay import (
     COMPUTED_COLUMNS,
@@ -26,7 +26,7 @@ from ..systems._replay import (
     resume_problem,
     run_replay,
 )
-from ..systems._state import STATE_SCHEMA, state_frame
+from ..systems._state import STATE_SCHEMA, CarriedState, state_frame
 
 # Columns packed for the UDF, as they exist in the user's table (absent optional ones are simply left
 # out, which keeps the packed list narrow); players and league travel as 64-bit hash keys.
@@ -88,9 +88,10 @@ STATE_ARROW = pa.struct([(name, pl.DataFrame(schema={name: kind}).to_arrow().sch
 TAKE_STATE_UDF = "duckrate_take_state"
 
 
-def state_struct(frame: pl.DataFrame) -> pa.StructArray:
-    """A state table (a frame of ``STATE_SCHEMA``) as one array of ``STATE_ARROW`` structs."""
-    frame = state_frame(frame)
+def state_struct(frame: pl.DataFrame | CarriedState) -> pa.StructArray:
+    """A state table (a frame of ``STATE_SCHEMA``, or the rows of a :class:`CarriedState`) as one array of
+    ``STATE_ARROW`` structs."""
+    frame = state_frame(frame.frame if isinstance(frame, CarriedState) else frame)
     if not frame.height:
         return pa.array([], STATE_ARROW)
     return pa.StructArray.from_arrays([whole(c) for c in frame.to_arrow().columns], fields=list(STATE_ARROW))
@@ -104,16 +105,17 @@ def collected_columns(token: int, part: str, expected: int) -> tuple[dict[str, p
 
 class _Call:
     """The arguments of one compute or check UDF call, taken apart: ``(token, n_input, n_state, n_priors,
-    player names, league names, table name, want, parameters...)``, each a one-element-per-query-row array;
-    the input, the saved state and the priors were collected under the token (see :mod:`.bridge`)."""
+    player names, league names, table name, want, carry, parameters...)``, each a one-element-per-query-row
+    array; the input, the saved state and the priors were collected under the token (see :mod:`.bridge`);
+    ``carry``, when not NULL, is the token of the chunk before, whose state this run continues."""
 
     def __init__(self, system: ReplaySystem, token, n_input, n_state, n_priors, player_names, league_names, table_name,
-                 want, parameters):
+                 want, carry, parameters):
         self.system = system
         self.token, self.n_input, self.n_state, self.n_priors = (
             np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors))
         self.player_names, self.league_names = whole(player_names), whole(league_names)
-        self.table_name, self.want = whole(table_name), whole(want)
+        self.table_name, self.want, self.carry = whole(table_name), whole(want), whole(carry)
         self.parameters = [whole(column) for column in parameters]
 
     def __len__(self) -> int:
@@ -139,12 +141,23 @@ class _Call:
     def table(self, row: int) -> str:
         return f"table {self.table_name[row].as_py()!r}"
 
+    def carried(self, row: int) -> CarriedState | None:
+        """The state the chunk before handed on (taken from its token), or None."""
+        token = self.carry[row].as_py()
+        if token is None:
+            return None
+        carried = STORE.take_extra(int(token))
+        if not isinstance(carried, CarriedState):
+            raise TypeError(f"duckrate: token {token} holds no state to continue; please report this")
+        return carried
 
-def compute_tokens(call, run: Callable, fields: tuple[str, ...], what: str) -> pa.Array:
+
+def compute_tokens(call, run: Callable, fields: tuple[str, ...], what: str, unchanged: Callable | None = None) -> pa.Array:
     """Run every query row of ``call`` and keep its results under its token (see :mod:`.bridge`):
     ``run(row, columns, state, priors, want_state)`` returns the computed columns by collected row and the
     state after them; the token keeps the ``fields`` columns with each row's key (unless only the state is
-    wanted) and the state (when wanted). An empty input keeps no rows and, as its state, the saved one."""
+    wanted) and the state (when wanted). An empty input keeps no rows and, as its state, the saved one
+    (``unchanged(row, state)`` when given)."""
     tokens = []
     for row in range(len(call)):
         want = call.want[row].as_py()
@@ -154,6 +167,7 @@ def compute_tokens(call, run: Callable, fields: tuple[str, ...], what: str) -> p
         token, want_state = int(call.token[row]), want != "rows"
         if columns is None:
             saved = state_frame(state) if state is not None else state_frame(pl.DataFrame(schema=STATE_SCHEMA))
+            saved = unchanged(row, saved) if unchanged is not None else saved
             tokens.append(STORE.put(token, None, [], extra=saved if want_state else None, what=what))
             continue
         keys = columns.pop(KEY_FIELD).to_numpy(zero_copy_only=False) if want != "state" else None
@@ -170,15 +184,22 @@ def make_compute_udf(system: ReplaySystem):
     computed columns (``want`` 'rows'), the state after the matches ('state'), or both ('rows_and_state')."""
     fields = fetched_fields(system.has_sd)
 
-    def compute_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, *parameters):
-        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, parameters)
+    def compute_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, *parameters):
+        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, parameters)
 
         def run(row: int, columns, state, priors, want_state: bool):
+            carried = call.carried(row)
+            saved = state_frame(state) if state is not None else None
+            start = carried.start(saved) if carried is not None else saved
             _, computed, after = run_replay(system, columns, priors, call.values(row), table=call.table(row),
-                                            state=state, want_state=want_state, partial_state=True)
-            return computed, after
+                                            state=start, want_state=want_state, partial_state=True)
+            return computed, CarriedState.after(start, after, carried) if want_state else None
 
-        return compute_tokens(call, run, fields, "match")
+        def unchanged(row: int, saved: pl.DataFrame) -> CarriedState:  # an empty chunk hands on what it was handed
+            carried = call.carried(row)
+            return CarriedState(carried.start(saved), carried.new_players) if carried is not None else CarriedState.after(saved, saved, None)
+
+        return compute_tokens(call, run, fields, "match", unchanged)
 
     compute_udf.__name__ = udf_name(system, "compute")
     return compute_udf
@@ -188,8 +209,8 @@ def make_check_udf(system: ReplaySystem):
     """The UDF behind ``<system>_resume_check``: why the saved state cannot be continued with these
     matches (NULL when it can), without running the replay."""
 
-    def check_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, *parameters):
-        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, parameters)
+    def check_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, *parameters):
+        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, parameters)
         return resume_reasons(call, lambda row, columns, state: resume_problem(system, columns, call.values(row), state,
                                                                              table=call.table(row), partial_state=True))
 
@@ -306,13 +327,13 @@ def _macro(system: ReplaySystem, name: str, extra: str = "") -> tuple[str, str]:
 CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}'{extra}) AS TABLE
 WITH duckrate_state_read AS MATERIALIZED {read}, {collected_ctes(parts)}, {names_ctes()}"""
     udf_args = f"""k.t, c.n_input, c.n_state, c.n_priors, (SELECT pn.names FROM player_names AS pn),
-                  (SELECT ln.names FROM league_names AS ln), tbl, {{want}}, {args}"""
+                  (SELECT ln.names FROM league_names AS ln), tbl, {{want}}, {{carry}}, {args}"""
     return head, udf_args
 
 
 def _computed_cte(system: ReplaySystem, udf_args: str, want: str) -> str:
     return f"""duckrate_computed AS MATERIALIZED (
-    SELECT {udf_name(system, 'compute')}({udf_args.format(want=want)}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+    SELECT {udf_name(system, 'compute')}({udf_args.format(want=want, carry='NULL::BIGINT')}) AS token FROM duckrate_token AS k, duckrate_collected AS c
 )"""
 
 
@@ -349,12 +370,17 @@ UNION ALL BY NAME
 
 
 def token_macro_sql(system: ReplaySystem) -> str:
-    """``duckrate_<system>_token(tbl, <params>, priors, state, want := 'rows_and_state')``: one row, the
-    ``token`` of a compute call (the dbt materialization then writes ``duckrate_<system>_rows(tbl, tokens)``
-    into the replay table and ``duckrate_next_state(tokens, state)`` into the state table)."""
-    head, udf_args = _macro(system, f"duckrate_{system.name}_token", extra=", want := 'rows_and_state'")
+    """``duckrate_<system>_token(tbl, <params>, priors, state, want := 'rows_and_state', carry := <no token>)``:
+    one row, the ``token`` of a compute call (the dbt materialization then writes
+    ``duckrate_<system>_rows(tbl, tokens)`` into the replay table and, after the last chunk,
+    ``duckrate_next_state(tokens, state)`` into the state table). ``carry``: a table holding the token of
+    the chunk before, whose state this chunk continues in memory (``state`` then still names the saved
+    state the build continues, from which the chunk reads the rows the carried state lacks)."""
+    head, udf_args = _macro(system, f"duckrate_{system.name}_token",
+                            extra=f", want := 'rows_and_state', carry := '{NO_CARRY_VIEW}'")
     return f"""{head}
-SELECT {udf_name(system, 'compute')}({udf_args.format(want='want')}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+SELECT {udf_name(system, 'compute')}({udf_args.format(want='want', carry='cc.carry')}) AS token
+FROM duckrate_token AS k, duckrate_collected AS c, (SELECT max(ct.token) AS carry FROM query_table(carry) AS ct) AS cc
 """
 
 
@@ -364,6 +390,29 @@ def rows_macro_sql(system: ReplaySystem) -> str:
 CREATE OR REPLACE TEMP MACRO duckrate_{system.name}_rows(tbl, tokens) AS TABLE
 {rows_select(system, MATCH_SOURCE, "query_table(tokens)")}
 """
+
+
+NO_CARRY_VIEW = "duckrate_no_carry"
+NO_CARRY_SQL = f"CREATE OR REPLACE TEMP VIEW {NO_CARRY_VIEW} AS SELECT NULL::BIGINT AS token WHERE false"
+CARRIED_LEAGUES_UDF = "duckrate_fetch_carried_leagues"
+CARRIED_LEAGUES_MACRO_SQL = f"""
+CREATE OR REPLACE TEMP MACRO duckrate_carried_leagues(tokens) AS TABLE
+SELECT unnest({CARRIED_LEAGUES_UDF}(t.token), recursive := true) FROM query_table(tokens) AS t
+"""
+
+
+def carried_leagues_udf(token):
+    """``duckrate_fetch_carried_leagues(token)``: the league rows of the state a chunk hands on (which chunk
+    rows the next one must re-rate), leaving the state itself under the token."""
+    token = whole(token)
+    results, offsets = [], [0]
+    for value in token.to_pylist():
+        kept = STORE.peek_extra(int(value)) if value is not None else None
+        frame = kept.frame if isinstance(kept, CarriedState) else kept
+        array = state_struct(frame.filter(pl.col("kind") == "league")) if frame is not None else pa.array([], STATE_ARROW)
+        results.append(array)
+        offsets.append(offsets[-1] + len(array))
+    return lists_of(results, offsets, STATE_ARROW)
 
 
 DEFAULT_CHUNK_MACRO_SQL = f"CREATE OR REPLACE TEMP MACRO duckrate_default_chunk_size() AS {DEFAULT_CHUNK_ROWS}"
@@ -388,5 +437,5 @@ def check_macro_sql(system: ReplaySystem) -> str:
     continued with the matches of ``tbl`` (NULL when it can)."""
     head, udf_args = _macro(system, f"{system.name}_resume_check")
     return f"""{head}
-SELECT {udf_name(system, 'check')}({udf_args.format(want="'rows'")}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
+SELECT {udf_name(system, 'check')}({udf_args.format(want="'rows'", carry='NULL::BIGINT')}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
 """

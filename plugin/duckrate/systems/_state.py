@@ -441,3 +441,48 @@ def _player_values(arrays: dict[str, np.ndarray], fields, params: dict, rows: np
     if big.any() and any(f.name in ("last_period", "period") for f in fields):
         raise DuckrateInputError("state: a rating period beyond 2^53 cannot be saved exactly; expected smaller period numbers")
     return matrix
+
+
+STATE_KEY = ["kind", "league", "player", "opponent"]  # what identifies a row of the state table
+
+
+@dataclass
+class CarriedState:
+    """The state a replay in chunks hands from one chunk to the next in memory (the dbt materialization),
+    instead of merging it into a state table after every chunk.
+
+    ``frame``: the rows the runs so far left (partial-state rows, see ``run_replay``: what each run wrote,
+    plus the rows of its start it did not touch); ``new_players``: per league (``league``, ``n``), how many
+    of its player rows the saved state the build continues does not have.
+    """
+
+    frame: pl.DataFrame
+    new_players: pl.DataFrame
+
+    def start(self, saved: pl.DataFrame | None) -> pl.DataFrame:
+        """What the next chunk starts from: these rows, plus the rows of ``saved`` (the saved state's rows
+        the chunk reads, its league rows' ``n_players`` counted over the whole saved state) with other keys;
+        each league row's ``n_players`` is the league's count over the saved state and these rows, as when
+        the state is merged into the table after every chunk."""
+        if saved is None or not saved.height:
+            saved = pl.DataFrame(schema=STATE_SCHEMA)
+        rows = pl.concat([self.frame, saved.join(self.frame.select(STATE_KEY), on=STATE_KEY, how="anti", nulls_equal=True)])
+        counts = (saved.filter(pl.col("kind") == "league").select("league", pl.col("n_players").fill_null(0).alias("saved"))
+                  .join(self.new_players, on="league", how="full", coalesce=True, nulls_equal=True))
+        return rows.join(counts, on="league", how="left", nulls_equal=True).with_columns(
+            pl.when(pl.col("kind") == "league")
+            .then(pl.col("saved").fill_null(0) + pl.col("n").fill_null(0))
+            .otherwise(pl.col("n_players")).cast(pl.Int64).alias("n_players")
+        ).select(STATE_COLUMNS)
+
+    @classmethod
+    def after(cls, start: pl.DataFrame | None, left: pl.DataFrame, before: CarriedState | None) -> CarriedState:
+        """What a run that started from ``start`` and left ``left`` carries to the next chunk (``before``:
+        what it was handed, None for the first chunk)."""
+        known = (start if start is not None else pl.DataFrame(schema=STATE_SCHEMA)).filter(pl.col("kind") == "player")
+        new = (left.filter(pl.col("kind") == "player").join(known.select("league", "player"), on=["league", "player"],
+                                                           how="anti", nulls_equal=True)
+               .group_by("league").len().rename({"len": "n"}))
+        if before is not None:
+            new = pl.concat([before.new_players, new.cast({"n": pl.Int64})]).group_by("league").agg(pl.col("n").sum())
+        return cls(frame=left, new_players=new.cast({"n": pl.Int64}))
