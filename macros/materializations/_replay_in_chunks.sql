@@ -4,12 +4,13 @@
     first chunk starts afresh; otherwise the rows of ``source`` replace their keys' rows and the first chunk
     continues from ``state_relation``.
 
-    Between chunks the two-player systems hand their state on in memory: each chunk's compute call takes the
+    Between chunks most two-player systems hand their state on in memory: each chunk's compute call takes the
     state the one before kept under its token (``carry``), plus the saved state's rows of its own players,
     and only the last chunk's state is merged into ``state_relation``; a temp table keeps just the carried
     league rows (which rows of an open rating period the next chunk re-rates). Writing a whole state table
     after every chunk cost its size in memory per chunk until the build's transaction ends (100k players of
-    the grid system: 0.8 GB a chunk). The contest system still merges its state into a temp table per chunk. -#}
+    the grid system: 0.8 GB a chunk). The systems duckrate_carried_systems() leaves out (per-pair state) and
+    the contest system still merge their state into a temp table after every chunk. -#}
 {% macro _replay_in_chunks(system, params, key, source, target_relation, state_relation, full) -%}
   {%- set suffix = target_relation.identifier -%}
   {%- set tokens = 'duckrate_tokens_' ~ suffix -%}
@@ -17,7 +18,7 @@
   {%- set chunk = 'duckrate_chunk_' ~ suffix -%}
   {%- set bounds = 'duckrate_bounds_' ~ suffix -%}
   {%- set running_state = 'duckrate_state_' ~ suffix -%}
-  {%- set in_memory = key == 'match_id' -%}
+  {%- set in_memory = run_query("select list_contains(duckrate_carried_systems(), '" ~ system ~ "')").columns[0].values()[0] -%}
   {%- set saved = none if full else state_relation -%}
   {%- set n_chunks = duckrate._chunk_bounds(source, bounds) -%}
   {{ log('duckrate: ' ~ suffix ~ ' replays in ' ~ n_chunks ~ ' chunk' ~ ('s' if n_chunks > 1 else ''), info=True) }}
