@@ -340,15 +340,17 @@ def make_fetch_udf(name: str, result_type: pa.StructType):
     return fetch_udf
 
 
-def make_take_state_udf(state_type: pa.DataType, to_arrow):
+def make_take_state_udf(state_type: pa.DataType, to_arrow, take: bool = True):
     """The UDF ``take_state(token)``: the saved state a computation kept beside its rows, as one list of
-    ``state_type`` structs per token (``to_arrow(extra)`` converts it), taken once."""
+    ``state_type`` structs per token (``to_arrow(extra)`` converts it), taken once (or, without ``take``,
+    read and left in place)."""
+    read = STORE.take_extra if take else STORE.peek_extra
 
     def take_state_udf(token):
         token = whole(token)
         results, offsets = [], [0]
         for value in token.to_pylist():
-            extra = STORE.take_extra(int(value)) if value is not None else None
+            extra = read(int(value)) if value is not None else None
             array = to_arrow(extra) if extra is not None else pa.array([], state_type)
             results.append(array)
             offsets.append(offsets[-1] + len(array))

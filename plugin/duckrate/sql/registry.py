@@ -35,7 +35,9 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
                  _struct_sql(contest_udf.FETCH_TYPE)))
     udfs.append((replay_udf.TAKE_STATE_UDF, lambda: bridge.make_take_state_udf(replay_udf.STATE_ARROW, replay_udf.state_struct),
                  replay_udf.STATE_RETURN_TYPE))
-    udfs.append((replay_udf.CARRIED_LEAGUES_UDF, lambda: replay_udf.carried_leagues_udf, replay_udf.STATE_RETURN_TYPE))
+    udfs.append((replay_udf.CARRIED_LEAGUES_UDF,
+                 lambda: bridge.make_take_state_udf(replay_udf.STATE_ARROW, replay_udf.league_rows_struct, take=False),
+                 replay_udf.STATE_RETURN_TYPE))
     for system in REPLAY_SYSTEMS:
         udfs.append((replay_udf.udf_name(system, "compute"), lambda system=system: replay_udf.make_compute_udf(system), "BIGINT"))
         udfs.append((replay_udf.udf_name(system, "check"), lambda system=system: replay_udf.make_check_udf(system), "VARCHAR"))

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ._lists import list_values, lists_of, struct_columns, whole
+from ._lists import list_values, struct_columns, whole
 from .bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
 from ..systems._replay import (
     COMPUTED_COLUMNS,
@@ -95,6 +95,11 @@ def state_struct(frame: pl.DataFrame | CarriedState) -> pa.StructArray:
     if not frame.height:
         return pa.array([], STATE_ARROW)
     return pa.StructArray.from_arrays([whole(c) for c in frame.to_arrow().columns], fields=list(STATE_ARROW))
+
+
+def league_rows_struct(kept: pl.DataFrame | CarriedState) -> pa.StructArray:
+    """The league rows of a kept state, as :func:`state_struct` gives them."""
+    return state_struct(state_frame(kept.frame if isinstance(kept, CarriedState) else kept).filter(pl.col("kind") == "league"))
 
 
 def collected_columns(token: int, part: str, expected: int) -> tuple[dict[str, pa.Array] | None, np.ndarray]:
@@ -404,25 +409,12 @@ def carried_systems_macro_sql(systems) -> str:
 
 NO_CARRY_VIEW = "duckrate_no_carry"
 NO_CARRY_SQL = f"CREATE OR REPLACE TEMP VIEW {NO_CARRY_VIEW} AS SELECT NULL::BIGINT AS token WHERE false"
+# reads the league rows of a chunk's kept state (which rows the next chunk re-rates), leaving the state in place
 CARRIED_LEAGUES_UDF = "duckrate_fetch_carried_leagues"
 CARRIED_LEAGUES_MACRO_SQL = f"""
 CREATE OR REPLACE TEMP MACRO duckrate_carried_leagues(tokens) AS TABLE
 SELECT unnest({CARRIED_LEAGUES_UDF}(t.token), recursive := true) FROM query_table(tokens) AS t
 """
-
-
-def carried_leagues_udf(token):
-    """``duckrate_fetch_carried_leagues(token)``: the league rows of the state a chunk hands on (which chunk
-    rows the next one must re-rate), leaving the state itself under the token."""
-    token = whole(token)
-    results, offsets = [], [0]
-    for value in token.to_pylist():
-        kept = STORE.peek_extra(int(value)) if value is not None else None
-        frame = kept.frame if isinstance(kept, CarriedState) else kept
-        array = state_struct(frame.filter(pl.col("kind") == "league")) if frame is not None else pa.array([], STATE_ARROW)
-        results.append(array)
-        offsets.append(offsets[-1] + len(array))
-    return lists_of(results, offsets, STATE_ARROW)
 
 
 DEFAULT_CHUNK_MACRO_SQL = f"CREATE OR REPLACE TEMP MACRO duckrate_default_chunk_size() AS {DEFAULT_CHUNK_ROWS}"

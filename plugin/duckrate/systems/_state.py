@@ -206,11 +206,12 @@ def _values_matrix(values: pl.Series, width: int, what: str) -> np.ndarray:
 
 
 def _split_fields(matrix: np.ndarray, fields, params: dict) -> dict[str, np.ndarray]:
+    """Each field's columns of ``matrix`` (views: the callers copy them into the slots they fill)."""
     out, column = {}, 0
     for f in fields:
         width = f.size(params)
         part = matrix[:, column:column + width]
-        out[f.name] = part[:, 0].copy() if width == 1 else part.copy()
+        out[f.name] = part[:, 0] if width == 1 else part
         column += width
     return out
 
@@ -251,11 +252,8 @@ def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.
         matrix = _values_matrix(state["value"].gather(matched["state_row"]), width, "player")
         rows = matched["slot"].to_numpy()
         start.known[rows] = True
-        column = 0
-        for f in system.player_state:
-            size = f.size(params)
-            start.player[f.name][rows] = matrix[:, column] if size == 1 else matrix[:, column:column + size]
-            column += size
+        for name, values in _split_fields(matrix, system.player_state, params).items():
+            start.player[name][rows] = values
 
     # the league's player count over the saved state and these matches (a league row's n_players counts
     # its player rows in the whole saved state: with_player_counts, or the SQL macros' count before they
@@ -440,8 +438,7 @@ def _player_values(arrays: dict[str, np.ndarray], fields, params: dict, rows: np
     matrix = np.empty((len(rows), sum(sizes)), dtype=np.float64)
     column = 0
     for f, size in zip(fields, sizes):
-        values = np.asarray(arrays[f.name], dtype=np.float64)
-        values = values.reshape(len(values), size) if len(rows) else values.reshape(-1, size)
+        values = np.asarray(arrays[f.name], dtype=np.float64).reshape(-1, size)
         np.take(values, rows, axis=0, out=matrix[:, column:column + size], mode="clip")  # rows are valid slots
         column += size
     if any(f.name in ("last_period", "period") for f in fields):  # (a pass over a grid state costs seconds)
