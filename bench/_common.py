@@ -26,7 +26,7 @@ import statistics
 import subprocess
 import sys
 import time
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from pathlib import Path
 
@@ -100,7 +100,9 @@ def package_version(name: str) -> str:
         return "not installed"
 
 
-def machine_lines(packages: tuple[str, ...] = ("duckrate", "duckdb", "polars", "numba", "numpy", "pyarrow")) -> list[str]:
+def machine_lines(
+    packages: tuple[str, ...] = ("duckrate", "duckdb", "polars", "numba", "numpy", "pyarrow"),
+) -> list[str]:
     """Lines describing the machine, the software and the date, ready to paste into BENCHMARKS.md."""
     ram = total_ram_bytes()
     try:
@@ -108,7 +110,7 @@ def machine_lines(packages: tuple[str, ...] = ("duckrate", "duckdb", "polars", "
     except AttributeError:
         usable = os.cpu_count()
     lines = [
-        f"date:     {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"date:     {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"machine:  {os.cpu_count()} CPUs ({usable} usable), {_cpu_model()}"
         + (f", {ram / GB:.1f} GB RAM" if ram else ""),
     ]
@@ -195,7 +197,7 @@ def run_child(argv: list[str], timeout: float | None = None) -> dict:
     result = None
     for line in completed.stdout.splitlines():
         if line.startswith(_RESULT_PREFIX):
-            result = json.loads(line[len(_RESULT_PREFIX):])
+            result = json.loads(line[len(_RESULT_PREFIX) :])
         elif line.strip():
             print(line, file=sys.stderr)
     if completed.returncode != 0:
@@ -230,9 +232,7 @@ def _read_meta(path: Path) -> dict | None:
         "meta['rows'] = con.execute('SELECT count(*) FROM matches').fetchone()[0]\n"
         "print(json.dumps(meta))\n"
     )
-    completed = subprocess.run(
-        [sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=REPO_ROOT
-    )
+    completed = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, cwd=REPO_ROOT)
     if completed.returncode != 0:
         return None
     try:
@@ -241,9 +241,7 @@ def _read_meta(path: Path) -> dict | None:
         return None
 
 
-def matches_file(
-    name: str, n_matches: int, n_players: int, n_leagues: int = 1, seed: int = 0, log=None
-) -> Path:
+def matches_file(name: str, n_matches: int, n_players: int, n_leagues: int = 1, seed: int = 0, log=None) -> Path:
     """Path of ``bench/.data/<name>.duckdb`` holding ``generate_matches(...)`` as table ``matches``.
 
     The file is (re)generated, in a child process, when missing or when its recorded parameters
@@ -260,8 +258,21 @@ def matches_file(
     started = time.perf_counter()
     DATA_DIR.mkdir(parents=True, exist_ok=True)
     completed = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "generate-matches", "--n-matches", str(n_matches),
-         "--n-players", str(n_players), "--n-leagues", str(n_leagues), "--seed", str(seed), "--out", str(path)],
+        [
+            sys.executable,
+            str(Path(__file__).resolve()),
+            "generate-matches",
+            "--n-matches",
+            str(n_matches),
+            "--n-players",
+            str(n_players),
+            "--n-leagues",
+            str(n_leagues),
+            "--seed",
+            str(seed),
+            "--out",
+            str(path),
+        ],
         cwd=REPO_ROOT,
     )
     if completed.returncode != 0:

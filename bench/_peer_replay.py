@@ -20,9 +20,9 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import _common as common
 
@@ -89,15 +89,26 @@ def run_child(bench: PeerBenchmark, args) -> int:
         peer_final = bench.peer(rows)
         peer_seconds.append(time.perf_counter() - started)
 
-    final = {player: (rating, sd) for player, rating, sd in con.execute(
-        FINAL_SQL.format(system=bench.system, params=bench.sql_params)).fetchall()}
+    final = {
+        player: (rating, sd)
+        for player, rating, sd in con.execute(FINAL_SQL.format(system=bench.system, params=bench.sql_params)).fetchall()
+    }
     common_players = set(final) & set(peer_final)
     diffs = [max(abs(final[p][0] - peer_final[p][0]), abs(final[p][1] - peer_final[p][1])) for p in common_players]
-    common.emit_result({
-        "n": n, "whole": whole, "sample": sample, "on_sample": on_sample, "peer_seconds": peer_seconds,
-        "rss_attached": rss_attached, "peak": peak, "players": len(common_players),
-        "players_mismatched": len(set(final) ^ set(peer_final)), "max_diff": max(diffs, default=0.0),
-    })
+    common.emit_result(
+        {
+            "n": n,
+            "whole": whole,
+            "sample": sample,
+            "on_sample": on_sample,
+            "peer_seconds": peer_seconds,
+            "rss_attached": rss_attached,
+            "peak": peak,
+            "players": len(common_players),
+            "players_mismatched": len(set(final) ^ set(peer_final)),
+            "max_diff": max(diffs, default=0.0),
+        }
+    )
     return 0
 
 
@@ -109,27 +120,54 @@ def report(bench: PeerBenchmark, result: dict, args) -> bool:
     peer_rate = sample / common.median(result["peer_seconds"])
     ratio = sample_rate / peer_rate
     agreement = result["players_mismatched"] == 0 and (bench.tolerance is None or result["max_diff"] <= bench.tolerance)
-    headers = ["matches", "matches/s", "s (median)", "peak RSS GB", f"{common.human_count(sample)}: duckrate matches/s",
-               f"{bench.peer_name} matches/s", "ratio", "target", "met"]
+    headers = [
+        "matches",
+        "matches/s",
+        "s (median)",
+        "peak RSS GB",
+        f"{common.human_count(sample)}: duckrate matches/s",
+        f"{bench.peer_name} matches/s",
+        "ratio",
+        "target",
+        "met",
+    ]
     met = ["yes" if seconds <= bench.target_seconds else "NO", "yes" if ratio >= bench.target_ratio else "NO"]
-    row = [common.human_count(n), f"{rate / 1e6:.2f}M", f"{seconds:.3f}", f"{result['peak'] / common.GB:.2f}",
-           f"{sample_rate / 1e6:.3f}M", f"{peer_rate / 1e3:.1f}k", f"{ratio:.0f}x",
-           f"<= {bench.target_seconds:g} s, >= {bench.target_ratio:g}x", ", ".join(met)]
+    row = [
+        common.human_count(n),
+        f"{rate / 1e6:.2f}M",
+        f"{seconds:.3f}",
+        f"{result['peak'] / common.GB:.2f}",
+        f"{sample_rate / 1e6:.3f}M",
+        f"{peer_rate / 1e3:.1f}k",
+        f"{ratio:.0f}x",
+        f"<= {bench.target_seconds:g} s, >= {bench.target_ratio:g}x",
+        ", ".join(met),
+    ]
     print()
     print(common.format_table(headers, [row]))
     print()
-    print(f"{bench.title}: {N_PLAYERS:,} players, generate_matches(n, {N_PLAYERS}, n_leagues=1, seed={SEED}); "
-          f"median of {args.repeats} run(s), peer median of {args.peer_repeats}.")
-    print(f"duckrate: CREATE OR REPLACE TABLE r AS SELECT * FROM {bench.system}_replay('<table>'{bench.sql_params}) "
-          "(in-memory connection, data ATTACHed read-only; reading, validating, sorting and writing all timed).")
-    print(f"peer: {bench.peer_name} {common.package_version(bench.peer_name)} replaying the first "
-          f"{sample:,} matches in the same order (its loop only; rows fetched beforehand).")
-    print(f"runs: whole {', '.join(f'{s:.3f}' for s in result['whole'])} s; sample "
-          f"{', '.join(f'{s:.3f}' for s in result['on_sample'])} s; peer {', '.join(f'{s:.3f}' for s in result['peer_seconds'])} s")
+    print(
+        f"{bench.title}: {N_PLAYERS:,} players, generate_matches(n, {N_PLAYERS}, n_leagues=1, seed={SEED}); "
+        f"median of {args.repeats} run(s), peer median of {args.peer_repeats}."
+    )
+    print(
+        f"duckrate: CREATE OR REPLACE TABLE r AS SELECT * FROM {bench.system}_replay('<table>'{bench.sql_params}) "
+        "(in-memory connection, data ATTACHed read-only; reading, validating, sorting and writing all timed)."
+    )
+    print(
+        f"peer: {bench.peer_name} {common.package_version(bench.peer_name)} replaying the first "
+        f"{sample:,} matches in the same order (its loop only; rows fetched beforehand)."
+    )
+    print(
+        f"runs: whole {', '.join(f'{s:.3f}' for s in result['whole'])} s; sample "
+        f"{', '.join(f'{s:.3f}' for s in result['on_sample'])} s; peer {', '.join(f'{s:.3f}' for s in result['peer_seconds'])} s"
+    )
     print(f"peak RSS {result['peak'] / common.GB:.2f} GB (after attach {result['rss_attached'] / common.GB:.2f} GB)")
     check = "reported only" if bench.tolerance is None else f"tolerance {bench.tolerance:g}"
-    print(f"final ratings vs the peer on {result['players']:,} players: max |difference| = {result['max_diff']:.3g} "
-          f"({check}); players in one side only: {result['players_mismatched']}")
+    print(
+        f"final ratings vs the peer on {result['players']:,} players: max |difference| = {result['max_diff']:.3g} "
+        f"({check}); players in one side only: {result['players_mismatched']}"
+    )
     if bench.agreement_note:
         print(bench.agreement_note)
     print(f"agreement: {'ok' if agreement else 'FAILED'}")
@@ -156,8 +194,20 @@ def main(bench: PeerBenchmark, script: str, argv: list[str] | None = None) -> in
     sys.stdout.flush()
     data = common.matches_file(f"elo_{args.size}", args.size, N_PLAYERS, n_leagues=1, seed=SEED, log=_log)
     _log(f"running {args.size:,} matches ...")
-    result = common.run_child([
-        script, "--child", "--data", str(data), "--size", str(args.size), "--peer-sample", str(args.peer_sample),
-        "--repeats", str(args.repeats), "--peer-repeats", str(args.peer_repeats),
-    ])
+    result = common.run_child(
+        [
+            script,
+            "--child",
+            "--data",
+            str(data),
+            "--size",
+            str(args.size),
+            "--peer-sample",
+            str(args.peer_sample),
+            "--repeats",
+            str(args.repeats),
+            "--peer-repeats",
+            str(args.peer_repeats),
+        ]
+    )
     return 0 if report(bench, result, args) else 1

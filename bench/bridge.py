@@ -21,28 +21,36 @@ from __future__ import annotations
 import argparse
 import time
 
+import _common as common
 import numpy as np
 import pyarrow as pa
-
-import _common as common
 from elo import N_PLAYERS, SEED
 
 TARGET_RATIO = 3.0
 TARGET_PEAK_GB = 3.0
-FLOOR = ("CREATE OR REPLACE TABLE r AS SELECT *, score_a * 2.0 AS c1, score_a * 3.0 AS c2, score_a * 4.0 AS c3, "
-         "score_a * 5.0 AS c4, score_a * 6.0 AS c5, match_id + 1 AS c6 FROM src.main.matches")
+FLOOR = (
+    "CREATE OR REPLACE TABLE r AS SELECT *, score_a * 2.0 AS c1, score_a * 3.0 AS c2, score_a * 4.0 AS c3, "
+    "score_a * 5.0 AS c4, score_a * 6.0 AS c5, match_id + 1 AS c6 FROM src.main.matches"
+)
 
 
 def old_bridge(con, n: int) -> str:
     """Register the old pattern's no-op UDF and return its query (step 2)."""
     fields = [(f"c{i}", pa.float64()) for i in range(11)]
-    result = pa.StructArray.from_arrays([pa.array(np.full(n, float(i))) for i in range(11)], fields=[pa.field(*f) for f in fields])
+    result = pa.StructArray.from_arrays(
+        [pa.array(np.full(n, float(i))) for i in range(11)], fields=[pa.field(*f) for f in fields]
+    )
 
     def noop_udf(passthrough, matches):
         return pa.ListArray.from_arrays(pa.array([0, n], pa.int32()), result)
 
-    con.create_function("bench_noop_list_udf", noop_udf, None,
-                        "STRUCT(" + ", ".join(f"{name} DOUBLE" for name, _ in fields) + ")[]", type="arrow")
+    con.create_function(
+        "bench_noop_list_udf",
+        noop_udf,
+        None,
+        "STRUCT(" + ", ".join(f"{name} DOUBLE" for name, _ in fields) + ")[]",
+        type="arrow",
+    )
     packed = """(SELECT match_id, played_at, score_a, hash(player_a) AS player_a, hash(player_b) AS player_b,
                         hash(league) AS league FROM src.main.matches)"""
     return f"""CREATE OR REPLACE TABLE r AS
@@ -67,7 +75,9 @@ def new_bridge(con, n: int) -> str:
 
     con.create_function("bench_noop_compute_udf", noop_compute, None, "BIGINT", type="arrow", side_effects=True)
     rows = replay_udf.rows_select(ELO, "src.main.matches", "duckrate_computed")
-    collected = bridge.collected_ctes({"input": replay_udf.packed_matches_sql().replace("query_table(tbl)", "src.main.matches")})
+    collected = bridge.collected_ctes(
+        {"input": replay_udf.packed_matches_sql().replace("query_table(tbl)", "src.main.matches")}
+    )
     return f"""CREATE OR REPLACE TABLE r AS
         WITH {collected}, duckrate_computed AS MATERIALIZED (
             SELECT bench_noop_compute_udf(k.t, c.n_input) AS token FROM duckrate_token AS k, duckrate_collected AS c)
@@ -78,7 +88,10 @@ STEPS = (
     ("floor: copy + 6 computed columns (DuckDB alone)", lambda con, n: FLOOR),
     ("old bridge, no maths: pack list + UDF list + unnest + write", old_bridge),
     ("new bridge, no maths: collect + token + fetch + write", new_bridge),
-    ("elo_replay (k 32)", lambda con, n: "CREATE OR REPLACE TABLE r AS SELECT * FROM elo_replay('src.main.matches', k := 32)"),
+    (
+        "elo_replay (k 32)",
+        lambda con, n: "CREATE OR REPLACE TABLE r AS SELECT * FROM elo_replay('src.main.matches', k := 32)",
+    ),
 )
 
 
@@ -94,12 +107,27 @@ def main(argv: list[str] | None = None) -> int:
             print(line)
         rows, floor = [], None
         for step in range(len(STEPS)):
-            result = common.run_child([__file__, "--size", str(args.size), "--repeats", str(args.repeats), "--step", str(step)])
+            result = common.run_child(
+                [__file__, "--size", str(args.size), "--repeats", str(args.repeats), "--step", str(step)]
+            )
             seconds = common.median(result["seconds"])
             floor = floor or seconds
-            rows.append([result["name"], f"{seconds:.2f}", " ".join(f"{s:.2f}" for s in result["seconds"]),
-                         f"{args.size / seconds / 1e6:.2f}M", f"{seconds / floor:.2f}x", f"{result['peak'] / common.GB:.2f}"])
-        print(common.format_table(["step (fresh process, file database)", "s (median)", "runs", "matches/s", "x floor", "peak RSS GB"], rows))
+            rows.append(
+                [
+                    result["name"],
+                    f"{seconds:.2f}",
+                    " ".join(f"{s:.2f}" for s in result["seconds"]),
+                    f"{args.size / seconds / 1e6:.2f}M",
+                    f"{seconds / floor:.2f}x",
+                    f"{result['peak'] / common.GB:.2f}",
+                ]
+            )
+        print(
+            common.format_table(
+                ["step (fresh process, file database)", "s (median)", "runs", "matches/s", "x floor", "peak RSS GB"],
+                rows,
+            )
+        )
         print(f"targets: elo_replay <= {TARGET_RATIO:g}x the floor, peak RSS < {TARGET_PEAK_GB:g} GB")
         return 0
     con = common.benchmark_connection(data, database=common.DATA_DIR / "bridge_out.duckdb")

@@ -37,7 +37,6 @@ Usage (from the repository root)::
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import sys
 import time
@@ -45,7 +44,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as common  # noqa: E402
+import _common as common
 
 SEED = 20_240_601
 PLAYERS = {1_000_000: 50_000, 10_000_000: 185_000}
@@ -108,12 +107,20 @@ def child_fit(args) -> None:
         started = time.perf_counter()
         duckrate.bt_fit(frame, prior_sd=PRIOR_SD, tol=TOL, uncertainty="bootstrap", resamples=20)
         bootstrap_s = time.perf_counter() - started
-    common.emit_result({
-        "rows": frame.height, "players": fit.height, "python_s": python_s, "sql_s": sql_s,
-        "iterations": int(fit["iterations"][0]), "converged": bool(fit["converged"].all()),
-        "gradient_norm": _gradient_norm(frame, fit, PRIOR_SD), "sql_equals_python": same,
-        "bootstrap20_s": bootstrap_s, "hwm_gb": (common.hwm_bytes() or 0) / common.GB,
-    })
+    common.emit_result(
+        {
+            "rows": frame.height,
+            "players": fit.height,
+            "python_s": python_s,
+            "sql_s": sql_s,
+            "iterations": int(fit["iterations"][0]),
+            "converged": bool(fit["converged"].all()),
+            "gradient_norm": _gradient_norm(frame, fit, PRIOR_SD),
+            "sql_equals_python": same,
+            "bootstrap20_s": bootstrap_s,
+            "hwm_gb": (common.hwm_bytes() or 0) / common.GB,
+        }
+    )
 
 
 DEFAULT_PRIOR_SD = 400.0
@@ -134,9 +141,16 @@ def _sd_ratio(frame, label: str) -> dict:
     both = sparse.join(boot, on="player", suffix="_boot")
     ratio = (both["sd"] / both["sd_boot"]).to_numpy()
     mc = 1.0 / math.sqrt(2.0 * (RESAMPLES - 1))  # relative sd of one bootstrap sd
-    return {"label": label, "games": frame.height, "draws": float((frame["score_a"] == 0.5).mean()),
-            "median": float(np.median(ratio)), "mean": float(ratio.mean()), "mc": mc,
-            "beyond_3mc": float(np.mean(np.abs(ratio - 1.0) > 3 * mc)), "bootstrap_s": boot_s}
+    return {
+        "label": label,
+        "games": frame.height,
+        "draws": float((frame["score_a"] == 0.5).mean()),
+        "median": float(np.median(ratio)),
+        "mean": float(ratio.mean()),
+        "mc": mc,
+        "beyond_3mc": float(np.mean(np.abs(ratio - 1.0) > 3 * mc)),
+        "bootstrap_s": boot_s,
+    }
 
 
 def child_default(args) -> None:
@@ -146,7 +160,9 @@ def child_default(args) -> None:
     seconds = []
     for _ in range(args.repeats):
         started = time.perf_counter()
-        con.execute(f"CREATE OR REPLACE TABLE r AS SELECT * FROM bt_fit('src.main.matches', prior_sd := {DEFAULT_PRIOR_SD})")
+        con.execute(
+            f"CREATE OR REPLACE TABLE r AS SELECT * FROM bt_fit('src.main.matches', prior_sd := {DEFAULT_PRIOR_SD})"
+        )
         seconds.append(time.perf_counter() - started)
     kinds = [row[0] for row in con.execute("SELECT DISTINCT uncertainty FROM r").fetchall()]
     nulls = con.execute("SELECT count(*) FILTER (sd IS NULL), count(*) FROM r").fetchone()
@@ -155,8 +171,16 @@ def child_default(args) -> None:
     if args.check:
         frame = _frame(args.data)
         checks = [_sd_ratio(frame.filter(frame["score_a"] != 0.5), "decisive games"), _sd_ratio(frame, "all games")]
-    common.emit_result({"seconds": seconds, "uncertainty": kinds, "null_sd": nulls[0], "players": nulls[1],
-                        "hwm_gb": hwm, "checks": checks})
+    common.emit_result(
+        {
+            "seconds": seconds,
+            "uncertainty": kinds,
+            "null_sd": nulls[0],
+            "players": nulls[1],
+            "hwm_gb": hwm,
+            "checks": checks,
+        }
+    )
 
 
 def _decisive_codes(frame):
@@ -205,12 +229,21 @@ def child_choix_mm(args) -> None:
     started = time.perf_counter()
     newton = bt_theta(winners, losers, ones, n, ridge=ridge, method="newton", tol=TOL)
     newton_s = time.perf_counter() - started
-    common.emit_result({
-        "players": n, "games": len(winners), "choix_iterations": iterations, "choix_s": choix_s, "choix_converged": converged,
-        "choix_last_l1_step": change, "duckrate_mm_iterations": ours.iterations, "duckrate_mm_s": ours_s,
-        "duckrate_mm_converged": ours.converged, "duckrate_newton_s": newton_s,
-        "mm_newton_max_diff": float(np.max(np.abs(ours.theta - newton.theta))),
-    })
+    common.emit_result(
+        {
+            "players": n,
+            "games": len(winners),
+            "choix_iterations": iterations,
+            "choix_s": choix_s,
+            "choix_converged": converged,
+            "choix_last_l1_step": change,
+            "duckrate_mm_iterations": ours.iterations,
+            "duckrate_mm_s": ours_s,
+            "duckrate_mm_converged": ours.converged,
+            "duckrate_newton_s": newton_s,
+            "mm_newton_max_diff": float(np.max(np.abs(ours.theta - newton.theta))),
+        }
+    )
 
 
 def child_choix_dense(args) -> None:
@@ -235,10 +268,16 @@ def child_choix_dense(args) -> None:
     started = time.perf_counter()
     choix.lsr_pairwise(n, data, alpha=1.0)  # one LSR step: one dense n x n chain and LU solve
     lsr_step_s = time.perf_counter() - started
-    common.emit_result({
-        "players": n, "games": len(winners), "duckrate_s": ours_s, "choix_opt_s": opt_s,
-        "choix_lsr_step_s": lsr_step_s, "max_diff": float(np.max(np.abs(ours.theta - theirs))),
-    })
+    common.emit_result(
+        {
+            "players": n,
+            "games": len(winners),
+            "duckrate_s": ours_s,
+            "choix_opt_s": opt_s,
+            "choix_lsr_step_s": lsr_step_s,
+            "max_diff": float(np.max(np.abs(ours.theta - theirs))),
+        }
+    )
 
 
 def main() -> int:
@@ -252,14 +291,17 @@ def main() -> int:
     parser.add_argument("--data", type=Path)
     args = parser.parse_args()
     if args.child:
-        {"fit": child_fit, "default": child_default, "choix-mm": child_choix_mm, "choix-dense": child_choix_dense}[args.child](args)
+        {"fit": child_fit, "default": child_default, "choix-mm": child_choix_mm, "choix-dense": child_choix_dense}[
+            args.child
+        ](args)
         return 0
     if args.quick:
         args.sizes, args.repeats, args.choix_seconds = [1_000_000], 1, 60.0
     log = lambda message: print(message, file=sys.stderr, flush=True)  # noqa: E731
     print("\n".join(common.machine_lines(("duckrate", "duckdb", "polars", "numba", "numpy", "scipy", "choix"))))
     try:
-        load = open("/proc/loadavg").read().split()[:3]
+        with open("/proc/loadavg") as handle:
+            load = handle.read().split()[:3]
         print(f"load:     {' '.join(load)} (1, 5, 15 min) at start; the machine is shared")
     except OSError:
         pass
@@ -272,15 +314,42 @@ def main() -> int:
         python_s, sql_s = common.median(r["python_s"]), common.median(r["sql_s"])
         met = python_s <= TARGET_SECONDS[size] and r["gradient_norm"] <= TOL
         failed |= not (r["converged"] and r["sql_equals_python"] and r["gradient_norm"] <= 10 * TOL)
-        rows.append([common.human_count(size), f"{r['players']:,}", f"{python_s:.2f} ({', '.join(f'{s:.2f}' for s in r['python_s'])})",
-                     f"{sql_s:.2f}", f"{size / python_s / 1e6:.2f}M", str(r["iterations"]), f"{r['gradient_norm']:.1e}",
-                     "yes" if r["sql_equals_python"] else "NO", f"{r['hwm_gb']:.2f}",
-                     "-" if r["bootstrap20_s"] is None else f"{r['bootstrap20_s']:.1f}",
-                     f"≤ {TARGET_SECONDS[size]:g} s", "yes" if met else "no"])
+        rows.append(
+            [
+                common.human_count(size),
+                f"{r['players']:,}",
+                f"{python_s:.2f} ({', '.join(f'{s:.2f}' for s in r['python_s'])})",
+                f"{sql_s:.2f}",
+                f"{size / python_s / 1e6:.2f}M",
+                str(r["iterations"]),
+                f"{r['gradient_norm']:.1e}",
+                "yes" if r["sql_equals_python"] else "NO",
+                f"{r['hwm_gb']:.2f}",
+                "-" if r["bootstrap20_s"] is None else f"{r['bootstrap20_s']:.1f}",
+                f"≤ {TARGET_SECONDS[size]:g} s",
+                "yes" if met else "no",
+            ]
+        )
     print()
-    print(common.format_table(
-        ["matches", "players", "s, Python bt_fit (median; runs)", "s, SQL", "matches/s", "Newton steps", "‖∇f‖ (NumPy)",
-         "SQL = Python", "peak GB", "s, +20 bootstrap", "target", "met"], rows))
+    print(
+        common.format_table(
+            [
+                "matches",
+                "players",
+                "s, Python bt_fit (median; runs)",
+                "s, SQL",
+                "matches/s",
+                "Newton steps",
+                "‖∇f‖ (NumPy)",
+                "SQL = Python",
+                "peak GB",
+                "s, +20 bootstrap",
+                "target",
+                "met",
+            ],
+            rows,
+        )
+    )
 
     rows, checks = [], []
     for size in args.sizes:
@@ -290,43 +359,71 @@ def main() -> int:
         r = common.run_child(child + (["--check"] if size == 1_000_000 else []), timeout=3600)
         seconds = common.median(r["seconds"])
         failed |= r["null_sd"] > 0
-        rows.append([common.human_count(size), f"{r['players']:,}", f"{seconds:.2f} ({', '.join(f'{s:.2f}' for s in r['seconds'])})",
-                     ", ".join(r["uncertainty"]), f"{r['hwm_gb']:.2f}", f"≤ {DEFAULT_TARGET_SECONDS[size]:g} s",
-                     "yes" if seconds <= DEFAULT_TARGET_SECONDS[size] else "no"])
+        rows.append(
+            [
+                common.human_count(size),
+                f"{r['players']:,}",
+                f"{seconds:.2f} ({', '.join(f'{s:.2f}' for s in r['seconds'])})",
+                ", ".join(r["uncertainty"]),
+                f"{r['hwm_gb']:.2f}",
+                f"≤ {DEFAULT_TARGET_SECONDS[size]:g} s",
+                "yes" if seconds <= DEFAULT_TARGET_SECONDS[size] else "no",
+            ]
+        )
         checks += r["checks"]
     print()
-    print(f"The default call, SQL: CREATE TABLE r AS SELECT * FROM bt_fit(m, prior_sd := {DEFAULT_PRIOR_SD:g}) (uncertainty 'auto'):")
-    print(common.format_table(["matches", "players", "s (median; runs)", "uncertainty", "peak GB", "target", "met"], rows))
+    print(
+        f"The default call, SQL: CREATE TABLE r AS SELECT * FROM bt_fit(m, prior_sd := {DEFAULT_PRIOR_SD:g}) (uncertainty 'auto'):"
+    )
+    print(
+        common.format_table(["matches", "players", "s (median; runs)", "uncertainty", "peak GB", "target", "met"], rows)
+    )
     for c in checks:
-        print(f"- sparse sd / bootstrap sd ({RESAMPLES} resamples, {c['bootstrap_s']:.0f} s), {c['label']} ({c['games']:,}, "
-              f"{c['draws']:.0%} draws): median {c['median']:.3f}, mean {c['mean']:.3f}; one bootstrap sd's Monte-Carlo "
-              f"error {c['mc']:.1%}, players beyond 3 of them {c['beyond_3mc']:.1%}")
+        print(
+            f"- sparse sd / bootstrap sd ({RESAMPLES} resamples, {c['bootstrap_s']:.0f} s), {c['label']} ({c['games']:,}, "
+            f"{c['draws']:.0%} draws): median {c['median']:.3f}, mean {c['mean']:.3f}; one bootstrap sd's Monte-Carlo "
+            f"error {c['mc']:.1%}, players beyond 3 of them {c['beyond_3mc']:.1%}"
+        )
 
     if 1_000_000 in args.sizes:
         data = common.matches_file("bt_1000000", 1_000_000, PLAYERS[1_000_000], seed=SEED, log=log)
         log(f"choix MM on the 1M set, at most {args.choix_seconds:.0f} s ...")
-        m = common.run_child([__file__, "--child", "choix-mm", "--data", str(data), "--choix-seconds", str(args.choix_seconds)],
-                             timeout=args.choix_seconds + 600)
+        m = common.run_child(
+            [__file__, "--child", "choix-mm", "--data", str(data), "--choix-seconds", str(args.choix_seconds)],
+            timeout=args.choix_seconds + 600,
+        )
         per_iteration = m["choix_s"] / max(m["choix_iterations"], 1)
         print()
         print(f"choix on the 1M set ({m['games']:,} decisive games, {m['players']:,} players; choix has no draws):")
-        print(f"- dense methods (opt_pairwise Newton-CG/BFGS, ilsr_pairwise, lsr_pairwise): an n x n float64 matrix of "
-              f"{m['players'] ** 2 * 8 / common.GB:.1f} GB per Hessian/chain (plus LU workspace); not run (see the 4k-player comparison below)")
-        state = "converged (L1 step < 1e-8, its default tol)" if m["choix_converged"] else f"stopped at the time limit, last L1 step {m['choix_last_l1_step']:.2e}"
-        print(f"- MM (choix.mm_pairwise's iteration, alpha = 1): {m['choix_iterations']} iterations in {m['choix_s']:.0f} s "
-              f"({per_iteration:.2f} s/iteration), {state}")
-        print(f"- duckrate MM, same games, ridge prior_sd {PRIOR_SD:g}: {m['duckrate_mm_iterations']} iterations to ‖∇f‖ ≤ {TOL:g} "
-              f"in {m['duckrate_mm_s']:.1f} s ({m['duckrate_mm_s'] / max(m['duckrate_mm_iterations'], 1) * 1e3:.1f} ms/iteration, "
-              f"{per_iteration / (m['duckrate_mm_s'] / max(m['duckrate_mm_iterations'], 1)):.0f}x choix per iteration); "
-              f"at choix's pace those iterations would take {m['duckrate_mm_iterations'] * per_iteration / 60:.0f} min; "
-              f"duckrate Newton: {m['duckrate_newton_s']:.2f} s (max |θ_MM - θ_Newton| = {m['mm_newton_max_diff']:.1e})")
+        print(
+            f"- dense methods (opt_pairwise Newton-CG/BFGS, ilsr_pairwise, lsr_pairwise): an n x n float64 matrix of "
+            f"{m['players'] ** 2 * 8 / common.GB:.1f} GB per Hessian/chain (plus LU workspace); not run (see the 4k-player comparison below)"
+        )
+        state = (
+            "converged (L1 step < 1e-8, its default tol)"
+            if m["choix_converged"]
+            else f"stopped at the time limit, last L1 step {m['choix_last_l1_step']:.2e}"
+        )
+        print(
+            f"- MM (choix.mm_pairwise's iteration, alpha = 1): {m['choix_iterations']} iterations in {m['choix_s']:.0f} s "
+            f"({per_iteration:.2f} s/iteration), {state}"
+        )
+        print(
+            f"- duckrate MM, same games, ridge prior_sd {PRIOR_SD:g}: {m['duckrate_mm_iterations']} iterations to ‖∇f‖ ≤ {TOL:g} "
+            f"in {m['duckrate_mm_s']:.1f} s ({m['duckrate_mm_s'] / max(m['duckrate_mm_iterations'], 1) * 1e3:.1f} ms/iteration, "
+            f"{per_iteration / (m['duckrate_mm_s'] / max(m['duckrate_mm_iterations'], 1)):.0f}x choix per iteration); "
+            f"at choix's pace those iterations would take {m['duckrate_mm_iterations'] * per_iteration / 60:.0f} min; "
+            f"duckrate Newton: {m['duckrate_newton_s']:.2f} s (max |θ_MM - θ_Newton| = {m['mm_newton_max_diff']:.1e})"
+        )
         failed |= not m["duckrate_mm_converged"]
     log("choix dense methods on 100k matches / 4k players ...")
     d = common.run_child([__file__, "--child", "choix-dense"], timeout=3600)
-    print(f"- dense choix on {d['games']:,} decisive games / {d['players']:,} players (generated, seed {SEED}): "
-          f"opt_pairwise Newton-CG {d['choix_opt_s']:.1f} s vs duckrate {d['duckrate_s']:.3f} s "
-          f"({d['choix_opt_s'] / d['duckrate_s']:.0f}x), max |Δθ| = {d['max_diff']:.1e}; one LSR step (dense chain + LU) "
-          f"{d['choix_lsr_step_s']:.1f} s (O(n³): x{(50_000 / d['players']) ** 3:.0f} at 50k players)")
+    print(
+        f"- dense choix on {d['games']:,} decisive games / {d['players']:,} players (generated, seed {SEED}): "
+        f"opt_pairwise Newton-CG {d['choix_opt_s']:.1f} s vs duckrate {d['duckrate_s']:.3f} s "
+        f"({d['choix_opt_s'] / d['duckrate_s']:.0f}x), max |Δθ| = {d['max_diff']:.1e}; one LSR step (dense chain + LU) "
+        f"{d['choix_lsr_step_s']:.1f} s (O(n³): x{(50_000 / d['players']) ** 3:.0f} at 50k players)"
+    )
     failed |= d["max_diff"] > 1e-5
     return 1 if failed else 0
 

@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as common  # noqa: E402
+import _common as common
 
 TARGET_SECONDS = 15.0
 N_PLAYERS = 50_000
@@ -34,7 +34,9 @@ def run_child(args) -> int:
         started = time.perf_counter()
         con.execute("CREATE OR REPLACE TABLE t AS SELECT * FROM bt_lr_test('src.main.matches')")
         times.append(time.perf_counter() - started)
-    rows = con.execute("SELECT test, n_players, n_games, round(statistic, 4), df, p_value FROM t ORDER BY test").fetchall()
+    rows = con.execute(
+        "SELECT test, n_players, n_games, round(statistic, 4), df, p_value FROM t ORDER BY test"
+    ).fetchall()
     common.emit_result({"n": n, "times": times, "rows": [list(r) for r in rows], "peak": common.maxrss_bytes()})
     return 0
 
@@ -52,12 +54,17 @@ def main() -> int:
     data = common.matches_file(f"elo_{args.size}", args.size, N_PLAYERS)
     result = common.run_child([__file__, "--child", "--data", str(data), "--repeats", str(args.repeats)])
     median = common.median(result["times"])
-    print(f"\nbt_lr_test over {result['n']:,} matches among {N_PLAYERS:,} players: "
-          f"median {median:.2f} s (runs {', '.join(f'{t:.2f}' for t in result['times'])}), "
-          f"{result['n'] / median / 1e3:.0f}k matches/s, peak RSS {result['peak'] / common.GB:.2f} GB; "
-          f"target <= {TARGET_SECONDS:.0f} s: {'met' if median <= TARGET_SECONDS else 'NOT met'}")
-    print(common.format_table(["test", "players", "games", "statistic", "df", "p"],
-                              [[str(x) for x in row] for row in result["rows"]]))
+    print(
+        f"\nbt_lr_test over {result['n']:,} matches among {N_PLAYERS:,} players: "
+        f"median {median:.2f} s (runs {', '.join(f'{t:.2f}' for t in result['times'])}), "
+        f"{result['n'] / median / 1e3:.0f}k matches/s, peak RSS {result['peak'] / common.GB:.2f} GB; "
+        f"target <= {TARGET_SECONDS:.0f} s: {'met' if median <= TARGET_SECONDS else 'NOT met'}"
+    )
+    print(
+        common.format_table(
+            ["test", "players", "games", "statistic", "df", "p"], [[str(x) for x in row] for row in result["rows"]]
+        )
+    )
     return 0
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as common  # noqa: E402
+import _common as common
 
 
 def calibration(n_players: int, n_matches: int, seeds: int) -> list[list[str]]:
@@ -43,13 +43,30 @@ def calibration(n_players: int, n_matches: int, seeds: int) -> list[list[str]]:
     rows = []
     for test, values in p_values.items():
         values = np.array(values, dtype=float)
-        rows.append([test, f"{n_players}", f"{2 * n_matches / n_players:.0f}", f"{np.mean(values < 0.01):.2f}",
-                     f"{np.mean(values < 0.05):.2f}", f"{stats.kstest(values, 'uniform').pvalue:.3g}"])
+        rows.append(
+            [
+                test,
+                f"{n_players}",
+                f"{2 * n_matches / n_players:.0f}",
+                f"{np.mean(values < 0.01):.2f}",
+                f"{np.mean(values < 0.05):.2f}",
+                f"{stats.kstest(values, 'uniform').pvalue:.3g}",
+            ]
+        )
     return rows
 
 
-GENERATORS = ("bt", "sst_byrow", "sst_bydiagonal", "sst_byentry", "wst_byrow", "wst_bydiagonal", "wst_byentry",
-              "bt_drifting", "bt_rating_window")
+GENERATORS = (
+    "bt",
+    "sst_byrow",
+    "sst_bydiagonal",
+    "sst_byentry",
+    "wst_byrow",
+    "wst_bydiagonal",
+    "wst_byentry",
+    "bt_drifting",
+    "bt_rating_window",
+)
 
 
 def power(n_players: int, n_matches: int, seeds: int) -> list[list[str]]:
@@ -86,11 +103,15 @@ def main() -> int:
 
     started = time.perf_counter()
     rows = calibration(100, 20_000, args.seeds) + calibration(1000, 20_000, args.seeds)
-    print(f"\nCalibration on Bradley-Terry data, {args.seeds} seeds each, T = 20k ({time.perf_counter() - started:.0f} s)")
+    print(
+        f"\nCalibration on Bradley-Terry data, {args.seeds} seeds each, T = 20k ({time.perf_counter() - started:.0f} s)"
+    )
     print(common.format_table(["test", "N", "2T/N", "reject @1%", "reject @5%", "KS p (uniform?)"], rows))
     started = time.perf_counter()
     rows = power(100, 100_000, args.power_seeds) + power(1000, 100_000, args.power_seeds)
-    print(f"\nPower: share of {args.power_seeds} data sets rejected at 1%, T = 100k ({time.perf_counter() - started:.0f} s)")
+    print(
+        f"\nPower: share of {args.power_seeds} data sets rejected at 1%, T = 100k ({time.perf_counter() - started:.0f} s)"
+    )
     print(common.format_table(["generator", "N", *TESTS], rows))
     return 0
 

@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as common  # noqa: E402
+import _common as common
 
 N_PLAYERS = 50_000
 SEED = 20_240_101
@@ -83,7 +83,10 @@ def python_elo_table(con, table: str, n: int, k: float = K, initial: float = 150
     ).fetchall()
     ratings = {}
     get = ratings.get
-    columns = {name: [] for name in ("seq", "expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after")}
+    columns = {
+        name: []
+        for name in ("seq", "expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after")
+    }
     for seq, (_, _, player_a, player_b, score_a) in enumerate(rows, start=1):
         rating_a = get(player_a, initial)
         rating_b = get(player_b, initial)
@@ -98,9 +101,19 @@ def python_elo_table(con, table: str, n: int, k: float = K, initial: float = 150
         columns["rating_a_after"].append(rating_a + change)
         columns["rating_b_after"].append(rating_b - change)
     ids, times, players_a, players_b, scores = zip(*rows) if rows else ((),) * 5
-    result = pa.table({"match_id": list(ids), "played_at": list(times), "player_a": list(players_a),
-                       "player_b": list(players_b), "score_a": list(scores), **columns})
-    con.execute("CREATE OR REPLACE TABLE py AS SELECT * FROM result")
+    result = pa.table(
+        {
+            "match_id": list(ids),
+            "played_at": list(times),
+            "player_a": list(players_a),
+            "player_b": list(players_b),
+            "score_a": list(scores),
+            **columns,
+        }
+    )
+    con.register("python_elo_result", result)
+    con.execute("CREATE OR REPLACE TABLE py AS SELECT * FROM python_elo_result")
+    con.unregister("python_elo_result")
 
 
 # --------------------------------------------------------------------------------------------
@@ -176,29 +189,31 @@ def run_child(args) -> int:
     max_diff = max((abs(final[p] - ratings[p]) for p in ratings if p in final), default=0.0)
     worst = max((p for p in ratings if p in final), key=lambda p: abs(final[p] - ratings[p]), default=None)
 
-    common.emit_result({
-        "n": n,
-        "materialised": materialised,
-        "not_written": not_written,
-        "checksum": [checksum[1], checksum[2]],
-        "rss_attached": rss_attached,
-        "rss_warm": rss_warm,
-        "peak": max(maxrss_before, maxrss, hwm_materialised or 0, hwm_not_written or 0),
-        "maxrss_before": maxrss_before,
-        "maxrss": maxrss,
-        "hwm_materialised": hwm_materialised if hwm_resettable else None,
-        "hwm_not_written": hwm_not_written if hwm_resettable else None,
-        "python_sample": sample,
-        "python_seconds": python_seconds,
-        "python_same_job_seconds": same_job_seconds,
-        "fetch_seconds": fetch_seconds,
-        "players_compared": len(ratings),
-        "players_mismatched": missing[:5],
-        "n_players_mismatched": len(missing),
-        "max_diff": max_diff,
-        "worst_player": worst,
-        "worst": [ratings.get(worst), final.get(worst)] if worst is not None else None,
-    })
+    common.emit_result(
+        {
+            "n": n,
+            "materialised": materialised,
+            "not_written": not_written,
+            "checksum": [checksum[1], checksum[2]],
+            "rss_attached": rss_attached,
+            "rss_warm": rss_warm,
+            "peak": max(maxrss_before, maxrss, hwm_materialised or 0, hwm_not_written or 0),
+            "maxrss_before": maxrss_before,
+            "maxrss": maxrss,
+            "hwm_materialised": hwm_materialised if hwm_resettable else None,
+            "hwm_not_written": hwm_not_written if hwm_resettable else None,
+            "python_sample": sample,
+            "python_seconds": python_seconds,
+            "python_same_job_seconds": same_job_seconds,
+            "fetch_seconds": fetch_seconds,
+            "players_compared": len(ratings),
+            "players_mismatched": missing[:5],
+            "n_players_mismatched": len(missing),
+            "max_diff": max_diff,
+            "worst_player": worst,
+            "worst": [ratings.get(worst), final.get(worst)] if worst is not None else None,
+        }
+    )
     return 0
 
 
@@ -216,8 +231,18 @@ def _ratio(value: float) -> str:
 
 
 def _report(results: list[dict], args) -> bool:
-    headers = ["matches", "matches/s", "s (median)", "s (not written)", "peak RSS GB", "replay RSS GB",
-               "x Python (same job)", "x Python loop", "target", "met"]
+    headers = [
+        "matches",
+        "matches/s",
+        "s (median)",
+        "s (not written)",
+        "peak RSS GB",
+        "replay RSS GB",
+        "x Python (same job)",
+        "x Python loop",
+        "target",
+        "met",
+    ]
     rows = []
     agreement_ok = True
     for result in results:
@@ -236,24 +261,39 @@ def _report(results: list[dict], args) -> bool:
         if n in TARGET_PEAK_GB:
             targets.append(f"< {TARGET_PEAK_GB[n]:g} GB")
             met.append("yes" if peak < TARGET_PEAK_GB[n] * common.GB else "NO")
-        rows.append([
-            common.human_count(n), f"{rate / 1e6:.2f}M", f"{seconds:.3f}", f"{seconds_nw:.3f}",
-            f"{peak / common.GB:.2f}", f"{replay / common.GB:.2f}", _ratio(rate / same_job_rate), _ratio(rate / python_rate),
-            ", ".join(targets) or "-", ", ".join(met) or "-",
-        ])
+        rows.append(
+            [
+                common.human_count(n),
+                f"{rate / 1e6:.2f}M",
+                f"{seconds:.3f}",
+                f"{seconds_nw:.3f}",
+                f"{peak / common.GB:.2f}",
+                f"{replay / common.GB:.2f}",
+                _ratio(rate / same_job_rate),
+                _ratio(rate / python_rate),
+                ", ".join(targets) or "-",
+                ", ".join(met) or "-",
+            ]
+        )
         if result["n_players_mismatched"] or result["max_diff"] > TOLERANCE:
             agreement_ok = False
 
     print()
     print(common.format_table(headers, rows))
     print()
-    print(f"Elo, K = 32, {N_PLAYERS:,} players, generate_matches(n, {N_PLAYERS}, n_leagues=1, seed={SEED}); "
-          f"median of {args.repeats} run(s) per size, each size in a fresh process.")
-    print("matches/s and s (median): CREATE OR REPLACE TABLE r AS SELECT * FROM elo_replay('src.main.matches', k := 32)")
+    print(
+        f"Elo, K = 32, {N_PLAYERS:,} players, generate_matches(n, {N_PLAYERS}, n_leagues=1, seed={SEED}); "
+        f"median of {args.repeats} run(s) per size, each size in a fresh process."
+    )
+    print(
+        "matches/s and s (median): CREATE OR REPLACE TABLE r AS SELECT * FROM elo_replay('src.main.matches', k := 32)"
+    )
     print("  (in-memory connection, data ATTACHed read-only from a DuckDB file; r dropped between runs, untimed).")
     print("s (not written): SELECT count(*), sum(rating_a_after), sum(expected_a) FROM elo_replay(...).")
-    print("peak RSS: the child's peak resident set (ru_maxrss / VmHWM) over all its runs; "
-          "replay RSS: peak minus the RSS right after ATTACH + register.")
+    print(
+        "peak RSS: the child's peak resident set (ru_maxrss / VmHWM) over all its runs; "
+        "replay RSS: peak minus the RSS right after ATTACH + register."
+    )
     print("x Python (same job): duckrate matches/s (materialised) / plain Python doing the same job on the first")
     print("  --python-sample matches: SELECT ... ORDER BY played_at, match_id, a dict loop producing seq, forecast and")
     print("  ratings before/after, and CREATE TABLE from the result (all timed), same run.")
@@ -267,27 +307,41 @@ def _report(results: list[dict], args) -> bool:
         runs = ", ".join(f"{s:.3f}" for s in result["materialised"])
         runs_nw = ", ".join(f"{s:.3f}" for s in result["not_written"])
         print(f"{n}: materialised runs {runs} s; not written {runs_nw} s")
-        line = (f"{n}: RSS after attach {result['rss_attached'] / common.GB:.2f} GB, after warm-up "
-                f"{result['rss_warm'] / common.GB:.2f} GB, peak {result['peak'] / common.GB:.2f} GB")
+        line = (
+            f"{n}: RSS after attach {result['rss_attached'] / common.GB:.2f} GB, after warm-up "
+            f"{result['rss_warm'] / common.GB:.2f} GB, peak {result['peak'] / common.GB:.2f} GB"
+        )
         if result["hwm_materialised"] is not None:
-            line += (f" (VmHWM while materialising {result['hwm_materialised'] / common.GB:.2f} GB, "
-                     f"while not written {result['hwm_not_written'] / common.GB:.2f} GB)")
+            line += (
+                f" (VmHWM while materialising {result['hwm_materialised'] / common.GB:.2f} GB, "
+                f"while not written {result['hwm_not_written'] / common.GB:.2f} GB)"
+            )
         else:
             line += f" (ru_maxrss {result['maxrss'] / common.GB:.2f} GB)"
         print(line)
         same_job = result["python_sample"] / common.median(result["python_same_job_seconds"])
-        print(f"{n}: plain Python doing the same job on the first {result['python_sample']:,} matches: "
-              f"{same_job / 1e6:.3f}M matches/s (runs {', '.join(f'{s:.3f}' for s in result['python_same_job_seconds'])} s)")
-        print(f"{n}: pure-Python loop on the first {result['python_sample']:,} matches: "
-              f"{python_rate / 1e6:.3f}M matches/s (runs {', '.join(f'{s:.3f}' for s in result['python_seconds'])} s; "
-              f"fetching the rows as tuples, not timed in the ratio, took {result['fetch_seconds']:.3f} s)")
+        print(
+            f"{n}: plain Python doing the same job on the first {result['python_sample']:,} matches: "
+            f"{same_job / 1e6:.3f}M matches/s (runs {', '.join(f'{s:.3f}' for s in result['python_same_job_seconds'])} s)"
+        )
+        print(
+            f"{n}: pure-Python loop on the first {result['python_sample']:,} matches: "
+            f"{python_rate / 1e6:.3f}M matches/s (runs {', '.join(f'{s:.3f}' for s in result['python_seconds'])} s; "
+            f"fetching the rows as tuples, not timed in the ratio, took {result['fetch_seconds']:.3f} s)"
+        )
         status = "ok" if not result["n_players_mismatched"] and result["max_diff"] <= TOLERANCE else "FAILED"
-        print(f"{n}: agreement: {status} ({result['players_compared']:,} players, "
-              f"max |duckrate - python| = {result['max_diff']:.3g}, tolerance {TOLERANCE:g})")
+        print(
+            f"{n}: agreement: {status} ({result['players_compared']:,} players, "
+            f"max |duckrate - python| = {result['max_diff']:.3g}, tolerance {TOLERANCE:g})"
+        )
         if status != "ok":
             if result["n_players_mismatched"]:
-                print(f"{n}:   {result['n_players_mismatched']} player(s) in only one side, e.g. {result['players_mismatched']}")
-            print(f"{n}:   worst player {result['worst_player']}: python {result['worst'][0]!r}, duckrate {result['worst'][1]!r}")
+                print(
+                    f"{n}:   {result['n_players_mismatched']} player(s) in only one side, e.g. {result['players_mismatched']}"
+                )
+            print(
+                f"{n}:   worst player {result['worst_player']}: python {result['worst'][0]!r}, duckrate {result['worst'][1]!r}"
+            )
     print()
     print(f"agreement: {'ok' if agreement_ok else 'FAILED'}")
     return agreement_ok
@@ -319,10 +373,20 @@ def main(argv: list[str] | None = None) -> int:
     for size in args.sizes:
         data = common.matches_file(f"elo_{size}", size, N_PLAYERS, n_leagues=1, seed=SEED, log=_log)
         _log(f"running {size:,} matches ...")
-        results.append(common.run_child([
-            str(Path(__file__).resolve()), "--child", "--data", str(data), "--repeats", str(args.repeats),
-            "--python-sample", str(args.python_sample),
-        ]))
+        results.append(
+            common.run_child(
+                [
+                    str(Path(__file__).resolve()),
+                    "--child",
+                    "--data",
+                    str(data),
+                    "--repeats",
+                    str(args.repeats),
+                    "--python-sample",
+                    str(args.python_sample),
+                ]
+            )
+        )
     return 0 if _report(results, args) else 1
 
 

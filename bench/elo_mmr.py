@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import DATA_DIR, machine_lines  # noqa: E402
+from _common import DATA_DIR, machine_lines
 
-ELOMMR_PARAMS = "beta := {beta}, drift := {drift}".format(beta=80 * math.sqrt(6), drift=80 * math.sqrt(0.2))
+ELOMMR_PARAMS = f"beta := {80 * math.sqrt(6)}, drift := {80 * math.sqrt(0.2)}"
 
 
 def contests(n_contests: int, per_contest: int, pool: int):
@@ -70,12 +70,14 @@ def time_elommr(frame) -> tuple[float, dict]:
     players, ratings = {}, {}
     groups = list(frame.sort("contest_id", "rank").group_by(["contest_id"], maintain_order=True))
     start = time.perf_counter()
-    for (contest,), group in groups:
+    for (_contest,), group in groups:
         ranks, names = group["rank"].to_list(), group["player"].to_list()
         tied = {}
         for r in ranks:
             tied[r] = tied.get(r, 0) + 1
-        standings = [(players.setdefault(name, elommr.Player()), r - 1, r - 2 + tied[r]) for name, r in zip(names, ranks)]
+        standings = [
+            (players.setdefault(name, elommr.Player()), r - 1, r - 2 + tied[r]) for name, r in zip(names, ranks)
+        ]
         system.round_update(standings, contest_time=group["played_at"][0].timestamp())
     elapsed = time.perf_counter() - start
     for name, player in players.items():
@@ -95,19 +97,27 @@ def main() -> int:
     small = contests(100, 500, 2000)
     ours, replay = time_sql(small, ELOMMR_PARAMS + ", history_tolerance := 0.0", args.repeats)
     peer, peer_ratings = time_elommr(small)
-    last = replay.sort("seq").group_by("player", maintain_order=True).agg(pl.col("rating_after").last().alias("replay_rating"))
+    last = (
+        replay.sort("seq")
+        .group_by("player", maintain_order=True)
+        .agg(pl.col("rating_after").last().alias("replay_rating"))
+    )
     worst = max(abs(row["replay_rating"] - peer_ratings[row["player"]]) for row in last.iter_rows(named=True))
-    print(f"\n100 contests x 500 players ({small.height:,} rows): duckrate {ours:.3f} s "
-          f"({small.height / ours:,.0f} rows/s; target <= 3 s), elommr {peer:.1f} s, ratio {peer / ours:,.0f}x "
-          f"(target >= 30x); max |rating difference| {worst:.2e}")
+    print(
+        f"\n100 contests x 500 players ({small.height:,} rows): duckrate {ours:.3f} s "
+        f"({small.height / ours:,.0f} rows/s; target <= 3 s), elommr {peer:.1f} s, ratio {peer / ours:,.0f}x "
+        f"(target >= 30x); max |rating difference| {worst:.2e}"
+    )
     if not args.skip_large:
         start = time.perf_counter()
         large = contests(1000, 3000, 300_000)
         print(f"\nCodeforces-sized data ready in {time.perf_counter() - start:.1f} s")
         for label, params in (("defaults", ""),):
             seconds, _ = time_sql(large, params, 1)
-            print(f"1,000 contests x 3,000 players from 300k ({large.height:,} rows), {label}: {seconds:.1f} s "
-                  f"({large.height / seconds:,.0f} rows/s; target <= 60 s)")
+            print(
+                f"1,000 contests x 3,000 players from 300k ({large.height:,} rows), {label}: {seconds:.1f} s "
+                f"({large.height / seconds:,.0f} rows/s; target <= 60 s)"
+            )
     return 0
 
 

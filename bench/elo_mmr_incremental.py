@@ -24,8 +24,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from _common import machine_lines  # noqa: E402
-from elo_mmr import contests  # noqa: E402  (the cached synthetic contests of bench/elo_mmr.py)
+from _common import machine_lines
+from elo_mmr import contests
 
 ORDER = "kind, league, player, opponent, seq"
 
@@ -57,35 +57,58 @@ def main() -> int:
     con = duckrate.register(duckdb.connect())
     con.register("frame", frame)
     con.execute("CREATE TABLE results AS SELECT * FROM frame")
-    con.execute(f"CREATE TABLE cut AS SELECT contest_id FROM (SELECT DISTINCT contest_id, played_at FROM results) "
-                f"ORDER BY played_at DESC, contest_id DESC LIMIT {args.new}")
-    con.execute("CREATE TABLE old_results AS SELECT * FROM results WHERE contest_id NOT IN (SELECT contest_id FROM cut)")
+    con.execute(
+        f"CREATE TABLE cut AS SELECT contest_id FROM (SELECT DISTINCT contest_id, played_at FROM results) "
+        f"ORDER BY played_at DESC, contest_id DESC LIMIT {args.new}"
+    )
+    con.execute(
+        "CREATE TABLE old_results AS SELECT * FROM results WHERE contest_id NOT IN (SELECT contest_id FROM cut)"
+    )
     con.execute("CREATE TABLE new_results AS SELECT * FROM results WHERE contest_id IN (SELECT contest_id FROM cut)")
     con.execute("CREATE TABLE saved AS SELECT * FROM elo_mmr_state('old_results')")  # also compiles the kernels
 
     full_rows = timed(con, "CREATE OR REPLACE TABLE full_rows AS SELECT * FROM elo_mmr_replay('results')", args.repeats)
-    full_state = timed(con, "CREATE OR REPLACE TABLE full_state AS SELECT * FROM elo_mmr_state('results')", args.repeats)
-    new_rows = timed(con, "CREATE OR REPLACE TABLE new_rows AS SELECT * FROM elo_mmr_replay('new_results', state := 'saved')",
-                     args.repeats)
-    new_state = timed(con, "CREATE OR REPLACE TABLE new_state AS SELECT * FROM elo_mmr_state('new_results', state := 'saved')",
-                      args.repeats)
+    full_state = timed(
+        con, "CREATE OR REPLACE TABLE full_state AS SELECT * FROM elo_mmr_state('results')", args.repeats
+    )
+    new_rows = timed(
+        con,
+        "CREATE OR REPLACE TABLE new_rows AS SELECT * FROM elo_mmr_replay('new_results', state := 'saved')",
+        args.repeats,
+    )
+    new_state = timed(
+        con,
+        "CREATE OR REPLACE TABLE new_state AS SELECT * FROM elo_mmr_state('new_results', state := 'saved')",
+        args.repeats,
+    )
 
-    differing_rows = con.sql("SELECT count(*) FROM (SELECT * FROM new_rows EXCEPT ALL SELECT * FROM full_rows "
-                             "WHERE contest_id IN (SELECT contest_id FROM cut))").fetchall()[0][0]
-    differing_state = con.sql("SELECT count(*) FROM ((SELECT * FROM new_state EXCEPT ALL SELECT * FROM full_state) "
-                              "UNION ALL (SELECT * FROM full_state EXCEPT ALL SELECT * FROM new_state))").fetchall()[0][0]
+    differing_rows = con.sql(
+        "SELECT count(*) FROM (SELECT * FROM new_rows EXCEPT ALL SELECT * FROM full_rows "
+        "WHERE contest_id IN (SELECT contest_id FROM cut))"
+    ).fetchall()[0][0]
+    differing_state = con.sql(
+        "SELECT count(*) FROM ((SELECT * FROM new_state EXCEPT ALL SELECT * FROM full_state) "
+        "UNION ALL (SELECT * FROM full_state EXCEPT ALL SELECT * FROM new_state))"
+    ).fetchall()[0][0]
     assert differing_rows == 0 and differing_state == 0, (differing_rows, differing_state)
-    rows, players, values = con.sql("SELECT count(*), count(*) FILTER (kind = 'player'), "
-                                    "avg(len(value)) FILTER (kind = 'player') FROM full_state").fetchall()[0]
+    rows, players, values = con.sql(
+        "SELECT count(*), count(*) FILTER (kind = 'player'), avg(len(value)) FILTER (kind = 'player') FROM full_state"
+    ).fetchall()[0]
     new_count = con.sql("SELECT count(*) FROM new_results").fetchall()[0][0]
 
-    print(f"\n{args.contests:,} contests x {args.per_contest} players from {args.pool:,} ({frame.height:,} rows); "
-          f"continuation over the last {args.new} contests ({new_count:,} rows); median of {args.repeats}")
+    print(
+        f"\n{args.contests:,} contests x {args.per_contest} players from {args.pool:,} ({frame.height:,} rows); "
+        f"continuation over the last {args.new} contests ({new_count:,} rows); median of {args.repeats}"
+    )
     print(f"full replay:   rows {full_rows:.2f} s + state {full_state:.2f} s = {full_rows + full_state:.2f} s")
-    print(f"continuation:  rows {new_rows:.2f} s + state {new_state:.2f} s = {new_rows + new_state:.2f} s "
-          f"({(full_rows + full_state) / (new_rows + new_state):.1f}x faster), equal to the full replay bit for bit")
-    print(f"saved state:   {rows:,} rows, {players:,} player rows of {values:.1f} values on average "
-          f"(6 + 3 per kept history factor)")
+    print(
+        f"continuation:  rows {new_rows:.2f} s + state {new_state:.2f} s = {new_rows + new_state:.2f} s "
+        f"({(full_rows + full_state) / (new_rows + new_state):.1f}x faster), equal to the full replay bit for bit"
+    )
+    print(
+        f"saved state:   {rows:,} rows, {players:,} player rows of {values:.1f} values on average "
+        f"(6 + 3 per kept history factor)"
+    )
     return 0
 
 

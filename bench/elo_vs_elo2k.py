@@ -20,7 +20,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as common  # noqa: E402
+import _common as common
 
 T = 100_000
 GRID = [(a, b) for a in (0.002, 0.01, 0.05, 0.2, 1.0, 5.0) for b in (10.0, 1000.0)]
@@ -72,8 +72,17 @@ def main() -> int:
             for mark in marks:
                 t = mark * n
                 winner = "Elo" if elo[t - 1] < elo2k[t - 1] else "Elo2k"
-                rows.append([generator, str(n), str(mark), f"{elo[t - 1]:.4f}", f"{elo2k[t - 1]:.4f}",
-                             f"{pairwise[t - 1]:.4f}", winner])
+                rows.append(
+                    [
+                        generator,
+                        str(n),
+                        str(mark),
+                        f"{elo[t - 1]:.4f}",
+                        f"{elo2k[t - 1]:.4f}",
+                        f"{pairwise[t - 1]:.4f}",
+                        winner,
+                    ]
+                )
             rows.append([generator, str(n), "(a, b)", str(elo_params), str(elo2k_params), "-", ""])
     print(f"\nCumulative loss (1/t)·L_t, T = {T:,}, uniform matchmaking ({time.perf_counter() - started:.0f} s)")
     print(common.format_table(["generator", "N", "t/N", "Elo", "Elo2k", "Pairwise", "lower"], rows))

@@ -38,7 +38,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _common as common  # noqa: E402
+import _common as common
 
 SEED = 20_240_101
 WARMUP_ROWS = 10_000
@@ -104,19 +104,33 @@ def run_child(args) -> int:
     for algorithm in ("fast", "naive"):
         final[algorithm] = {p: (r, s) for p, r, s in con.execute(FINAL_SQL.format(algorithm=algorithm)).fetchall()}
     common_players = set(final["fast"]) & set(final["naive"])
-    diffs = [max(abs(final["fast"][p][0] - final["naive"][p][0]), abs(final["fast"][p][1] - final["naive"][p][1]))
-             for p in common_players]
+    diffs = [
+        max(abs(final["fast"][p][0] - final["naive"][p][0]), abs(final["fast"][p][1] - final["naive"][p][1]))
+        for p in common_players
+    ]
     defaults = CHANCE.defaults
     rank = factors(0, defaults["beta"], 1.0, defaults["grid_points"], defaults["grid_max"])[2]
     rank_draw = factors(0, defaults["beta"], 0.5, defaults["grid_points"], defaults["grid_max"])[2]
-    common.emit_result({
-        "n": n, "players": players, "draws": draws, "whole": whole, "sample": sample,
-        "fast_sample": fast_sample, "naive_sample": naive_sample, "rss_before": rss_before,
-        "hwm": hwm, "peak": peak, "state_bytes": 8 * len(grid(defaults["grid_points"], defaults["grid_max"])),
-        "rank": rank, "rank_draw": rank_draw,
-        "players_compared": len(common_players), "players_mismatched": len(set(final["fast"]) ^ set(final["naive"])),
-        "max_diff": max(diffs, default=0.0),
-    })
+    common.emit_result(
+        {
+            "n": n,
+            "players": players,
+            "draws": draws,
+            "whole": whole,
+            "sample": sample,
+            "fast_sample": fast_sample,
+            "naive_sample": naive_sample,
+            "rss_before": rss_before,
+            "hwm": hwm,
+            "peak": peak,
+            "state_bytes": 8 * len(grid(defaults["grid_points"], defaults["grid_max"])),
+            "rank": rank,
+            "rank_draw": rank_draw,
+            "players_compared": len(common_players),
+            "players_mismatched": len(set(final["fast"]) ^ set(final["naive"])),
+            "max_diff": max(diffs, default=0.0),
+        }
+    )
     return 0
 
 
@@ -126,8 +140,20 @@ def run_child(args) -> int:
 
 
 def _report(results: dict, args) -> bool:
-    headers = ["case", "players", "matches", "fast matches/s", "s (median)", "naive sample", "naive matches/s",
-               "fast on sample", "ratio", "peak RSS GB", "target", "met"]
+    headers = [
+        "case",
+        "players",
+        "matches",
+        "fast matches/s",
+        "s (median)",
+        "naive sample",
+        "naive matches/s",
+        "fast on sample",
+        "ratio",
+        "peak RSS GB",
+        "target",
+        "met",
+    ]
     rows, ok = [], True
     for case, result in results.items():
         n, sample = result["n"], result["sample"]
@@ -135,45 +161,71 @@ def _report(results: dict, args) -> bool:
         naive_rate = sample / common.median(result["naive_sample"])
         fast_sample_rate = sample / common.median(result["fast_sample"])
         met = rate >= TARGETS[case]
-        rows.append([
-            case, f"{result['players']:,}", common.human_count(n), f"{rate:,.0f}",
-            f"{common.median(result['whole']):.2f}",
-            common.human_count(sample), f"{naive_rate:,.0f}", f"{fast_sample_rate:,.0f}", f"{rate / naive_rate:.0f}x",
-            f"{result['peak'] / common.GB:.2f}", f">= {TARGETS[case]:,.0f}/s", "yes" if met else "NO",
-        ])
+        rows.append(
+            [
+                case,
+                f"{result['players']:,}",
+                common.human_count(n),
+                f"{rate:,.0f}",
+                f"{common.median(result['whole']):.2f}",
+                common.human_count(sample),
+                f"{naive_rate:,.0f}",
+                f"{fast_sample_rate:,.0f}",
+                f"{rate / naive_rate:.0f}x",
+                f"{result['peak'] / common.GB:.2f}",
+                f">= {TARGETS[case]:,.0f}/s",
+                "yes" if met else "NO",
+            ]
+        )
         ok &= result["players_mismatched"] == 0 and result["max_diff"] <= TOLERANCE
     print()
     print(common.format_table(headers, rows))
     print()
     first = next(iter(results.values()))
     state = first["state_bytes"]
-    print(f"memory per player: one float64 vector of {state // 8:,} grid points = {state:,} bytes "
-          f"(target < {MEMORY_TARGET_BYTES:,}: {'yes' if state < MEMORY_TARGET_BYTES else 'NO'}); "
-          f"50k players: {50_000 * state / 1e6:.0f} MB of state.")
+    print(
+        f"memory per player: one float64 vector of {state // 8:,} grid points = {state:,} bytes "
+        f"(target < {MEMORY_TARGET_BYTES:,}: {'yes' if state < MEMORY_TARGET_BYTES else 'NO'}); "
+        f"50k players: {50_000 * state / 1e6:.0f} MB of state."
+    )
     for case, result in results.items():
         growth = (result["hwm"] or result["peak"]) - result["rss_before"]
-        print(f"{case}: RSS before the timed runs {result['rss_before'] / common.GB:.2f} GB, peak while replaying "
-              f"{(result['hwm'] or result['peak']) / common.GB:.2f} GB: +{growth / 1e6:,.0f} MB for "
-              f"{result['players']:,} players and {result['n']:,} output rows "
-              f"({growth / result['players']:,.0f} bytes per player, output included)")
+        print(
+            f"{case}: RSS before the timed runs {result['rss_before'] / common.GB:.2f} GB, peak while replaying "
+            f"{(result['hwm'] or result['peak']) / common.GB:.2f} GB: +{growth / 1e6:,.0f} MB for "
+            f"{result['players']:,} players and {result['n']:,} output rows "
+            f"({growth / result['players']:,.0f} bytes per player, output included)"
+        )
     print()
-    print(f"chance_replay, default parameters (beta 0.8, prior_sd 0.7, drift_sd 0.03, 1001 grid points, M = 7, "
-          f"logistic, gaussian); generate_matches(n, players, seed={SEED}), one league.")
-    print("fast: CREATE OR REPLACE TABLE r AS SELECT * FROM chance_replay('<table>', algorithm := 'fast') "
-          f"(in-memory connection, data ATTACHed read-only; reading, validating, sorting and writing all timed), "
-          f"median of {args.repeats}.")
-    print(f"naive: the same with algorithm := 'naive' on the first --naive-sample matches in replay order "
-          f"(median of {args.naive_repeats}); 'fast on sample' is the fast path on that same table. "
-          "ratio = fast matches/s (whole table) / naive matches/s.")
-    print(f"low-rank factors of the luck matrix: rank {first['rank']} (win/loss), {first['rank_draw']} (draw); "
-          f"draws in the data: {100 * first['draws']:.0f}% (sparse).")
+    print(
+        f"chance_replay, default parameters (beta 0.8, prior_sd 0.7, drift_sd 0.03, 1001 grid points, M = 7, "
+        f"logistic, gaussian); generate_matches(n, players, seed={SEED}), one league."
+    )
+    print(
+        "fast: CREATE OR REPLACE TABLE r AS SELECT * FROM chance_replay('<table>', algorithm := 'fast') "
+        f"(in-memory connection, data ATTACHed read-only; reading, validating, sorting and writing all timed), "
+        f"median of {args.repeats}."
+    )
+    print(
+        f"naive: the same with algorithm := 'naive' on the first --naive-sample matches in replay order "
+        f"(median of {args.naive_repeats}); 'fast on sample' is the fast path on that same table. "
+        "ratio = fast matches/s (whole table) / naive matches/s."
+    )
+    print(
+        f"low-rank factors of the luck matrix: rank {first['rank']} (win/loss), {first['rank_draw']} (draw); "
+        f"draws in the data: {100 * first['draws']:.0f}% (sparse)."
+    )
     for case, result in results.items():
-        print(f"{case}: runs whole {', '.join(f'{s:.2f}' for s in result['whole'])} s; sample fast "
-              f"{', '.join(f'{s:.3f}' for s in result['fast_sample'])} s; naive "
-              f"{', '.join(f'{s:.2f}' for s in result['naive_sample'])} s")
+        print(
+            f"{case}: runs whole {', '.join(f'{s:.2f}' for s in result['whole'])} s; sample fast "
+            f"{', '.join(f'{s:.3f}' for s in result['fast_sample'])} s; naive "
+            f"{', '.join(f'{s:.2f}' for s in result['naive_sample'])} s"
+        )
         status = "ok" if result["players_mismatched"] == 0 and result["max_diff"] <= TOLERANCE else "FAILED"
-        print(f"{case}: fast vs naive on the sample, {result['players_compared']:,} players: max |difference| of "
-              f"final rating/sd = {result['max_diff']:.3g} points (tolerance {TOLERANCE:g}): {status}")
+        print(
+            f"{case}: fast vs naive on the sample, {result['players_compared']:,} players: max |difference| of "
+            f"final rating/sd = {result['max_diff']:.3g} points (tolerance {TOLERANCE:g}): {status}"
+        )
     print()
     print(f"agreement: {'ok' if ok else 'FAILED'}")
     return ok
@@ -203,18 +255,30 @@ def main(argv: list[str] | None = None) -> int:
         print(line)
     sys.stdout.flush()
     cases = {
-        "sparse": common.matches_file(f"elo_{args.sparse_size}", args.sparse_size, PLAYERS["sparse"], seed=SEED,
-                                      log=_log),
-        "dense": common.matches_file(f"chance_dense_{args.dense_size}", args.dense_size, PLAYERS["dense"], seed=SEED,
-                                     log=_log),
+        "sparse": common.matches_file(
+            f"elo_{args.sparse_size}", args.sparse_size, PLAYERS["sparse"], seed=SEED, log=_log
+        ),
+        "dense": common.matches_file(
+            f"chance_dense_{args.dense_size}", args.dense_size, PLAYERS["dense"], seed=SEED, log=_log
+        ),
     }
     results = {}
     for case, data in cases.items():
         _log(f"running {case} ({data.name}) ...")
-        results[case] = common.run_child([
-            str(Path(__file__).resolve()), "--child", "--data", str(data), "--repeats", str(args.repeats),
-            "--naive-sample", str(args.naive_sample), "--naive-repeats", str(args.naive_repeats),
-        ])
+        results[case] = common.run_child(
+            [
+                str(Path(__file__).resolve()),
+                "--child",
+                "--data",
+                str(data),
+                "--repeats",
+                str(args.repeats),
+                "--naive-sample",
+                str(args.naive_sample),
+                "--naive-repeats",
+                str(args.naive_repeats),
+            ]
+        )
     return 0 if _report(results, args) else 1
 
 

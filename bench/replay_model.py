@@ -23,12 +23,10 @@ import os
 import subprocess
 import sys
 import threading
-import time
 from pathlib import Path
 
-import psutil
-
 import _common as common
+import psutil
 from elo import N_PLAYERS, SEED
 
 DBT = Path(sys.executable).with_name("dbt")
@@ -110,15 +108,24 @@ def main(argv: list[str] | None = None) -> int:
     env = {**os.environ, "DUCKRATE_WAREHOUSE": str(warehouse)}
     dirs = ["--project-dir", str(project), "--profiles-dir", str(project)]
     subprocess.run([str(DBT), "deps", *dirs], check=True, capture_output=True, cwd=project, env=env)
-    load = (f"import duckdb; c = duckdb.connect({str(warehouse)!r}); c.execute('SET enable_progress_bar = false'); c.execute(\"ATTACH '{data}' AS src (READ_ONLY)\"); "
-            "c.execute('CREATE TABLE raw_matches AS SELECT * FROM src.matches')")
+    load = (
+        f"import duckdb; c = duckdb.connect({str(warehouse)!r}); c.execute('SET enable_progress_bar = false'); c.execute(\"ATTACH '{data}' AS src (READ_ONLY)\"); "
+        "c.execute('CREATE TABLE raw_matches AS SELECT * FROM src.matches')"
+    )
     subprocess.run([sys.executable, "-c", load], check=True)
-    subprocess.run([str(DBT), "run", "--select", "+stg_matches", "--exclude", f"replay_{args.system}", *dirs],
-                   check=True, capture_output=True, cwd=project, env=env)
+    subprocess.run(
+        [str(DBT), "run", "--select", "+stg_matches", "--exclude", f"replay_{args.system}", *dirs],
+        check=True,
+        capture_output=True,
+        cwd=project,
+        env=env,
+    )
 
     def model_seconds() -> float:
         results = json.loads((project / "target" / "run_results.json").read_text())
-        return next(r["execution_time"] for r in results["results"] if r["unique_id"].endswith(f".replay_{args.system}"))
+        return next(
+            r["execution_time"] for r in results["results"] if r["unique_id"].endswith(f".replay_{args.system}")
+        )
 
     def dbt_run(*extra: str) -> tuple[float, int]:
         completed, peak = tree_peak([str(DBT), "run", "--select", f"replay_{args.system}", *extra, *dirs], env, project)
@@ -134,22 +141,48 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(completed.stdout[-3000:])
         macro.append((float(completed.stdout.strip().splitlines()[-1]), peak))
     base = common.median([s for s, _ in macro])
-    rows.append(["macro: CREATE TABLE AS SELECT * FROM replay", f"{base:.2f}", "1.00x", f"{max(p for _, p in macro) / common.GB:.2f}"])
-    cases = [("model, full build (default chunks)", ("--full-refresh",)),
-             ("model, full build (one chunk)", ("--full-refresh", "--vars", f"{{duckrate_chunk_size: {2 * args.n_matches}}}"))]
+    rows.append(
+        [
+            "macro: CREATE TABLE AS SELECT * FROM replay",
+            f"{base:.2f}",
+            "1.00x",
+            f"{max(p for _, p in macro) / common.GB:.2f}",
+        ]
+    )
+    cases = [
+        ("model, full build (default chunks)", ("--full-refresh",)),
+        (
+            "model, full build (one chunk)",
+            ("--full-refresh", "--vars", f"{{duckrate_chunk_size: {2 * args.n_matches}}}"),
+        ),
+    ]
     for name, extra in cases:
         runs = [dbt_run(*extra) for _ in range(args.repeats)]
         seconds = common.median([s for s, _ in runs])
         rows.append([name, f"{seconds:.2f}", f"{seconds / base:.2f}x", f"{max(p for _, p in runs) / common.GB:.2f}"])
     new = args.n_matches // 100
-    grow = (f"import duckdb; c = duckdb.connect({str(warehouse)!r}); c.execute('SET enable_progress_bar = false'); "
-            f"c.execute('INSERT INTO raw_matches SELECT match_id + {args.n_matches}, played_at + INTERVAL 3650 DAY, league, player_a, "
-            f"player_b, score_a FROM raw_matches ORDER BY match_id LIMIT {new}')")
+    grow = (
+        f"import duckdb; c = duckdb.connect({str(warehouse)!r}); c.execute('SET enable_progress_bar = false'); "
+        f"c.execute('INSERT INTO raw_matches SELECT match_id + {args.n_matches}, played_at + INTERVAL 3650 DAY, league, player_a, "
+        f"player_b, score_a FROM raw_matches ORDER BY match_id LIMIT {new}')"
+    )
     subprocess.run([sys.executable, "-c", grow], check=True)
-    subprocess.run([str(DBT), "run", "--select", "+stg_matches", "--exclude", f"replay_{args.system}", *dirs],
-                   check=True, capture_output=True, cwd=project, env=env)
+    subprocess.run(
+        [str(DBT), "run", "--select", "+stg_matches", "--exclude", f"replay_{args.system}", *dirs],
+        check=True,
+        capture_output=True,
+        cwd=project,
+        env=env,
+    )
     seconds, peak = dbt_run()
-    rows.append([f"model, incremental build (+{new:,} matches)", f"{seconds:.2f}", f"{seconds / base:.2f}x", f"{peak / common.GB:.2f}"])
+    rows.append(
+        [
+            f"model, incremental build (+{new:,} matches)",
+            f"{seconds:.2f}",
+            f"{seconds / base:.2f}x",
+            f"{peak / common.GB:.2f}",
+        ]
+    )
     print(f"{args.system}, {args.n_matches:,} matches, {N_PLAYERS:,} players; {args.repeats} runs each (median)")
     print(common.format_table(["what", "s", "x macro", "peak RSS GB (process tree)"], rows))
     print(f"target: the full build within {TARGET_RATIO:g}x the macro")

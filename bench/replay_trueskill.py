@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import _peer_replay as harness  # noqa: E402
+import _peer_replay as harness
 
 
 def peer_trueskill(rows) -> dict:

@@ -69,8 +69,9 @@ def win_matrix(kind: str, n_players: int, seed: int = 0, bt_sd: float = 1.0) -> 
 
 
 @kernel
-def _play(p_start, p_end, drift, n_matches, window, rating_window, initial_order, first, second_draw, outcome_draw,
-          elo_step):
+def _play(
+    p_start, p_end, drift, n_matches, window, rating_window, initial_order, first, second_draw, outcome_draw, elo_step
+):
     """Sequential part: pick the pairs (uniform or by running-Elo rank window) and the outcomes."""
     n = p_start.shape[0]
     player_a = np.empty(n_matches, dtype=np.int64)
@@ -168,17 +169,28 @@ def matrix_matches(
     second = rng.uniform(0.0, 1.0, n_matches)
     outcome = rng.uniform(0.0, 1.0, n_matches)
     player_a, player_b, score, truth = _play(
-        matrix, end, final_matrix is not None, int(n_matches), k, matchmaking == "rating_window",
-        initial_order, first, second, outcome, _MATCHMAKING_ELO_K * math.log(10.0) / 400.0,
+        matrix,
+        end,
+        final_matrix is not None,
+        int(n_matches),
+        k,
+        matchmaking == "rating_window",
+        initial_order,
+        first,
+        second,
+        outcome,
+        _MATCHMAKING_ELO_K * math.log(10.0) / 400.0,
     )
     width = max(6, len(str(n)))
     names = pl.Series([f"p{i:0{width}d}" for i in range(1, n + 1)], dtype=pl.Utf8)
     ids = np.arange(1, n_matches + 1, dtype=np.int64)
-    return pl.DataFrame({
-        "match_id": ids,
-        "played_at": ids,
-        "player_a": names.gather(player_a),
-        "player_b": names.gather(player_b),
-        "score_a": score,
-        "p_true": truth,
-    })
+    return pl.DataFrame(
+        {
+            "match_id": ids,
+            "played_at": ids,
+            "player_a": names.gather(player_a),
+            "player_b": names.gather(player_b),
+            "score_a": score,
+            "p_true": truth,
+        }
+    )

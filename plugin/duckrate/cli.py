@@ -72,8 +72,9 @@ def build_and_publish(warehouse: Path, dbt_args: list[str]) -> None:
         try:
             run_dbt(dbt_args, env={**os.environ, WAREHOUSE_ENV: str(staging)})
             if not staging.exists() or staging.stat().st_mtime_ns == copied:
-                raise SystemExit(f"dbt did not write {staging}: the profile's path must be "
-                                 f"\"{{{{ env_var('{WAREHOUSE_ENV}') }}}}\"")
+                raise SystemExit(
+                    f"dbt did not write {staging}: the profile's path must be \"{{{{ env_var('{WAREHOUSE_ENV}') }}}}\""
+                )
             _checkpoint(staging)
             with open(staging, "rb") as built:
                 os.fsync(built.fileno())
@@ -132,8 +133,10 @@ def show_demo(warehouse: Path, top: int) -> None:
                 f"FROM contest_leaderboard WHERE rank <= {int(top)} ORDER BY league, system, rank"
             ).show()
             print("Contest metrics (table main.contest_metrics, Ebtekar & Liu Section 6.2):")
-            con.sql("SELECT league, system, round(pair_inversion, 4) AS pair_inversion, "
-                    "round(rank_deviation, 4) AS rank_deviation, n FROM contest_metrics ORDER BY league, system").show()
+            con.sql(
+                "SELECT league, system, round(pair_inversion, 4) AS pair_inversion, "
+                "round(rank_deviation, 4) AS rank_deviation, n FROM contest_metrics ORDER BY league, system"
+            ).show()
         rejected = con.sql("SELECT reason, count(*) AS rows FROM rejected_matches GROUP BY reason ORDER BY reason")
         print("Rows rejected by staging (table main.rejected_matches):")
         rejected.show()
@@ -147,13 +150,18 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--threads", type=int, default=2)
     demo.add_argument("--top", type=int, default=5)
     build = commands.add_parser(
-        "build", help="dbt build into a copy of the warehouse, then publish it atomically (readers never block it)",
+        "build",
+        help="dbt build into a copy of the warehouse, then publish it atomically (readers never block it)",
         description="Run `dbt build` (or any dbt command given after --) against a copy of --warehouse and "
-                    "atomically replace the warehouse with it on success. The profile's path must be "
-                    "\"{{ env_var('DUCKRATE_WAREHOUSE') }}\".")
+        "atomically replace the warehouse with it on success. The profile's path must be "
+        "\"{{ env_var('DUCKRATE_WAREHOUSE') }}\".",
+    )
     build.add_argument("--warehouse", type=Path, required=True)
-    build.add_argument("dbt_args", nargs=argparse.REMAINDER,
-                       help="dbt arguments (default: build); e.g. -- build --project-dir . --threads 4")
+    build.add_argument(
+        "dbt_args",
+        nargs=argparse.REMAINDER,
+        help="dbt arguments (default: build); e.g. -- build --project-dir . --threads 4",
+    )
     commands.add_parser("warm", help="compile every kernel into numba's cache now, so later processes start fast")
     synth = commands.add_parser("synth", help="generate synthetic matches or contests (see duckrate.synthetic)")
     synth.add_argument("rest", nargs=argparse.REMAINDER)

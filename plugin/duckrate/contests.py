@@ -94,7 +94,9 @@ def _row_key(columns: dict, row: int) -> str:
 
 
 def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
-    raise DuckrateInputError(f"{table}: column '{column}' has {value!r} at {_row_key(columns, row)}; expected {expected}")
+    raise DuckrateInputError(
+        f"{table}: column '{column}' has {value!r} at {_row_key(columns, row)}; expected {expected}"
+    )
 
 
 def _as_names(columns: dict, table: str, name: str) -> pa.Array:
@@ -105,7 +107,9 @@ def _as_names(columns: dict, table: str, name: str) -> pa.Array:
         return array.cast(pa.large_string())
     if pa.types.is_integer(array.type):
         return pc.cast(array, pa.large_string())
-    raise DuckrateInputError(f"{table}: column '{name}' has type {array.type}; expected VARCHAR (or integer) {name} names")
+    raise DuckrateInputError(
+        f"{table}: column '{name}' has type {array.type}; expected VARCHAR (or integer) {name} names"
+    )
 
 
 def _ranks(columns: dict, table: str) -> np.ndarray:
@@ -181,23 +185,37 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
     contest_id = columns["contest_id"]
     if pa.types.is_dictionary(contest_id.type):
         contest_id = contest_id.dictionary_decode()
-    if not (pa.types.is_integer(contest_id.type) or pa.types.is_string(contest_id.type)
-            or pa.types.is_large_string(contest_id.type) or pa.types.is_string_view(contest_id.type)):
-        raise DuckrateInputError(f"{table}: column 'contest_id' has type {contest_id.type}; expected an integer or VARCHAR id")
-    frame = pl.DataFrame({
-        "row": np.arange(n_rows, dtype=np.int64),
-        "league": league,
-        "contest": pl.from_arrow(contest_id),
-        "time": time_key,
-        "player": player_code,
-        "rank": rank,
-    })
+    if not (
+        pa.types.is_integer(contest_id.type)
+        or pa.types.is_string(contest_id.type)
+        or pa.types.is_large_string(contest_id.type)
+        or pa.types.is_string_view(contest_id.type)
+    ):
+        raise DuckrateInputError(
+            f"{table}: column 'contest_id' has type {contest_id.type}; expected an integer or VARCHAR id"
+        )
+    frame = pl.DataFrame(
+        {
+            "row": np.arange(n_rows, dtype=np.int64),
+            "league": league,
+            "contest": pl.from_arrow(contest_id),
+            "time": time_key,
+            "player": player_code,
+            "rank": rank,
+        }
+    )
     if n_rows:
         duplicated = frame.select(pl.struct("league", "contest", "player").is_duplicated()).to_series().to_numpy()
         if duplicated.any():
             row = int(np.flatnonzero(duplicated)[-1])
-            _fail(columns, table, "player", row, players[int(player_code[row])].as_py(),
-                  "each player at most once per contest (the player is listed twice)")
+            _fail(
+                columns,
+                table,
+                "player",
+                row,
+                players[int(player_code[row])].as_py(),
+                "each player at most once per contest (the player is listed twice)",
+            )
     weight = None
     if "weight" in columns and columns["weight"].null_count < n_rows:
         array = columns["weight"]
@@ -207,7 +225,14 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
         weight[~np.asarray(array.is_valid(), dtype=np.bool_)] = 1.0
         bad = np.flatnonzero(~((weight > 0.0) & np.isfinite(weight)))
         if bad.size:
-            _fail(columns, table, "weight", int(bad[0]), float(weight[bad[0]]), "a finite contest weight > 0 (NULL means 1)")
+            _fail(
+                columns,
+                table,
+                "weight",
+                int(bad[0]),
+                float(weight[bad[0]]),
+                "a finite contest weight > 0 (NULL means 1)",
+            )
         frame = frame.with_columns(weight=weight)
 
     # One contest = one (league, contest_id); its rows must agree on played_at (and weight).
@@ -221,9 +246,15 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
                 (pl.col("league") == frame["league"][first]) & (pl.col("contest") == frame["contest"][first])
             )
             other = int(contest_rows.filter(pl.col(column) != frame[column][first])["row"][0])
-            _fail(columns, table, name, other, columns[name][other].as_py(),
-                  f"one {name} per contest (contest_id={columns['contest_id'][first].as_py()!r} also has "
-                  f"{columns[name][first].as_py()!r})")
+            _fail(
+                columns,
+                table,
+                name,
+                other,
+                columns[name][other].as_py(),
+                f"one {name} per contest (contest_id={columns['contest_id'][first].as_py()!r} also has "
+                f"{columns[name][first].as_py()!r})",
+            )
 
     ordered = frame.sort(["time", "contest", "league", "rank", "player"])
     order = ordered["row"].to_numpy().astype(np.int64)

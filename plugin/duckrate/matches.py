@@ -338,12 +338,16 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
         ids = _as_float64(columns, table, "match_id")
         bad = np.flatnonzero(~np.isfinite(ids))
         if bad.size:
-            _fail(columns, table, "match_id", int(bad[0]), float(ids[bad[0]]), "a finite match_id (a unique key per row)")
+            _fail(
+                columns, table, "match_id", int(bad[0]), float(ids[bad[0]]), "a finite match_id (a unique key per row)"
+            )
 
     score = _as_float64(columns, table, "score_a")
     bad = np.flatnonzero(~((score >= 0.0) & (score <= 1.0)))
     if bad.size:
-        _fail(columns, table, "score_a", int(bad[0]), float(score[bad[0]]), "a score in [0, 1] (1 win, 0.5 draw, 0 loss)")
+        _fail(
+            columns, table, "score_a", int(bad[0]), float(score[bad[0]]), "a score in [0, 1] (1 win, 0.5 draw, 0 loss)"
+        )
 
     if "weight" in columns and columns["weight"].null_count < n_rows:
         weight = _as_float64(columns, table, "weight")
@@ -371,7 +375,14 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
     self_rows = np.flatnonzero(code_a == code_b)
     if self_rows.size:
         row = int(self_rows[0])
-        _fail(columns, table, "player_b", row, players[int(code_b[row])].as_py(), "a different player than player_a (self-match)")
+        _fail(
+            columns,
+            table,
+            "player_b",
+            row,
+            players[int(code_b[row])].as_py(),
+            "a different player than player_a (self-match)",
+        )
     league, league_names = _league_codes(columns, n_rows)
 
     n_players, n_leagues = len(players), len(league_names)

@@ -43,7 +43,9 @@ def initial_states(
     table = "player_priors"
     for required in ("player", "rating"):
         if required not in priors:
-            raise DuckrateInputError(f"{table}: missing column '{required}'; expected player, rating and optionally sd, volatility, league")
+            raise DuckrateInputError(
+                f"{table}: missing column '{required}'; expected player, rating and optionally sd, volatility, league"
+            )
     n = len(priors["player"])
     for name in ("player", "rating"):
         if priors[name].null_count == n:
@@ -53,7 +55,9 @@ def initial_states(
             )
         if priors[name].null_count:
             row = int(np.flatnonzero(~np.asarray(priors[name].is_valid(), dtype=np.bool_))[0])
-            raise DuckrateInputError(f"{table}: column '{name}' is NULL at row {row + 1} (player={priors['player'][row].as_py()!r}); expected a value")
+            raise DuckrateInputError(
+                f"{table}: column '{name}' is NULL at row {row + 1} (player={priors['player'][row].as_py()!r}); expected a value"
+            )
     players = pc.cast(priors["player"], pa.large_string())
     player_code = np.asarray(pc.index_in(players, value_set=prepared.players).fill_null(-1), dtype=np.int64)
     if "league" in priors and priors["league"].null_count < n:
@@ -70,7 +74,9 @@ def initial_states(
     duplicated &= (player_code >= 0) & (league_code != -2)
     if duplicated.any():
         row = int(np.flatnonzero(duplicated)[-1])
-        raise DuckrateInputError(f"{table}: player {players[row].as_py()!r} has more than one prior row for the same league (row {row + 1}); expected one")
+        raise DuckrateInputError(
+            f"{table}: player {players[row].as_py()!r} has more than one prior row for the same league (row {row + 1}); expected one"
+        )
 
     values = {}
     for field in defaults:
@@ -79,7 +85,9 @@ def initial_states(
             column = pc.cast(priors[field], pa.float64()).to_numpy(zero_copy_only=False).astype(np.float64)
             bad = np.flatnonzero(~np.isfinite(column) & np.asarray(priors[field].is_valid(), dtype=np.bool_))
             if bad.size:
-                raise DuckrateInputError(f"{table}: column '{field}' has {float(column[bad[0]])!r} for player {players[int(bad[0])].as_py()!r}; expected a finite number")
+                raise DuckrateInputError(
+                    f"{table}: column '{field}' has {float(column[bad[0]])!r} for player {players[int(bad[0])].as_py()!r}; expected a finite number"
+                )
             values[field] = column
 
     slot_of = _slot_lookup(prepared)

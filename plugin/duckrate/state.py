@@ -25,13 +25,19 @@ _CONTEST_SYSTEMS = {"elo_mmr": elo_mmr_with_state}  # over contest_results rathe
 def _system(name: str):
     if name not in _SYSTEMS:
         raise DuckrateInputError(
-            f"replay_state: unknown system {name!r}; expected one of {', '.join([*_SYSTEMS, *_CONTEST_SYSTEMS])}")
+            f"replay_state: unknown system {name!r}; expected one of {', '.join([*_SYSTEMS, *_CONTEST_SYSTEMS])}"
+        )
     return _SYSTEMS[name]
 
 
-def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | None = None,
-                      priors: pl.DataFrame | None = None, chunk_size: int | None = None,
-                      **params) -> tuple[pl.DataFrame, pl.DataFrame]:
+def replay_with_state(
+    system: str,
+    matches: pl.DataFrame,
+    state: pl.DataFrame | None = None,
+    priors: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+    **params,
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """Replay ``system`` (e.g. ``"elo"``) over ``matches``, continuing ``state`` when given.
 
     Parameters
@@ -61,8 +67,14 @@ def replay_with_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | 
     return _replay_with_state(_system(system), matches, priors, state, chunk_size, **params)
 
 
-def replay_state(system: str, matches: pl.DataFrame, state: pl.DataFrame | None = None,
-                 priors: pl.DataFrame | None = None, chunk_size: int | None = None, **params) -> pl.DataFrame:
+def replay_state(
+    system: str,
+    matches: pl.DataFrame,
+    state: pl.DataFrame | None = None,
+    priors: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+    **params,
+) -> pl.DataFrame:
     """The state table after replaying ``matches`` (continuing ``state`` when given); see :func:`replay_with_state`."""
     return replay_with_state(system, matches, state, priors, chunk_size, **params)[1]
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import numpy as np
@@ -57,7 +57,6 @@ DEMO_BAD_MATCH_ROWS = 6
 #: ``game_id`` of the valid demo game that the injected duplicate row reuses.
 DEMO_DUPLICATED_GAME_ID = 27_500
 
-_ELO_K = 32.0
 _INITIAL_ESTIMATE = 1500.0
 _MEAN_SKILL = 1500.0
 _SECONDS_PER_DAY = 86_400.0
@@ -184,7 +183,7 @@ def _play_matches(
 def _to_epoch_microseconds(moment: datetime) -> int:
     """Microseconds since 1970-01-01 of a naive (or UTC-converted aware) datetime."""
     if moment.tzinfo is not None:
-        moment = moment.astimezone(timezone.utc).replace(tzinfo=None)
+        moment = moment.astimezone(UTC).replace(tzinfo=None)
     delta = moment - _EPOCH
     return (delta.days * 86_400 + delta.seconds) * _MICROSECONDS_PER_SECOND + delta.microseconds
 

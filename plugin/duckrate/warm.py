@@ -17,8 +17,11 @@ from .systems import REPLAY_SYSTEMS
 TWO_PLAYER_CALLS = tuple(
     call.format(system=system.name)
     for system in REPLAY_SYSTEMS
-    for call in ("SELECT count(*) FROM {system}_replay('m')", "SELECT count(*) FROM {system}_state('m')",
-                 "SELECT count(*) FROM {system}_replay_and_state('m')")
+    for call in (
+        "SELECT count(*) FROM {system}_replay('m')",
+        "SELECT count(*) FROM {system}_state('m')",
+        "SELECT count(*) FROM {system}_replay_and_state('m')",
+    )
 ) + (
     "SELECT count(*) FROM bt_fit('m')",
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, home_advantage := true, uncertainty := 'sparse', anchor_player := 'p000001')",
@@ -64,8 +67,12 @@ def warm(log=print) -> float:
     con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
     for sql in TWO_PLAYER_CALLS:
         con.execute(sql).fetchall()
-    con.execute("CREATE TABLE r AS " + " UNION ALL BY NAME ".join(
-        f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('m'))" for system in REPLAY_SYSTEMS))
+    con.execute(
+        "CREATE TABLE r AS "
+        + " UNION ALL BY NAME ".join(
+            f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('m'))" for system in REPLAY_SYSTEMS
+        )
+    )
     con.execute("CREATE TABLE cr AS SELECT 'elo_mmr' AS system, * FROM elo_mmr_replay('c')")
     for sql in MART_CALLS:
         con.execute(sql).fetchall()

@@ -59,8 +59,33 @@ def as_double(x):
 
 
 def main() -> None:
-    alphas = [-1e6, -40.0, -38.0, -30.0, -10.0, -3.0, -1.0, -1e-3, 0.0, 0.5, 1.0, 2.9999999, 3.0, 3.0000001,
-              3.4999999, 3.5, 4.0, 5.0, 8.0, 10.0, 20.0, 40.0, 100.0, 1e4, 1e6]
+    alphas = [
+        -1e6,
+        -40.0,
+        -38.0,
+        -30.0,
+        -10.0,
+        -3.0,
+        -1.0,
+        -1e-3,
+        0.0,
+        0.5,
+        1.0,
+        2.9999999,
+        3.0,
+        3.0000001,
+        3.4999999,
+        3.5,
+        4.0,
+        5.0,
+        8.0,
+        10.0,
+        20.0,
+        40.0,
+        100.0,
+        1e4,
+        1e6,
+    ]
     ss = [0.0, 1e-9, 0.1, 1.0, 2.5, 3.0, 3.5, 5.0, 10.0, 40.0, 1e3, 1e5]
     hs = [0.0, 1e-12, 1e-6, 1e-3, 0.0563, 0.126, 0.5, 1.0, 2.0, 5.0]
     pairs = [(s, h) for s in ss for h in hs]
@@ -90,7 +115,9 @@ def main() -> None:
         },
         "upper": [[a, *map(as_double, upper(a))] for a in alphas],
         "interval": [[s, h, *map(as_double, interval(s, h))] for s, h in pairs],
-        "probabilities": [[t, h, *map(as_double, probabilities(t, h))] for t in ts for h in (0.0, 1e-6, 0.0563, 0.5, 3.0)],
+        "probabilities": [
+            [t, h, *map(as_double, probabilities(t, h))] for t in ts for h in (0.0, 1e-6, 0.0563, 0.5, 3.0)
+        ],
     }
     path = Path(__file__).with_name("trueskill_golden.json")
     lines = ["{"]

@@ -17,7 +17,9 @@ def run_dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
     executable = Path(sys.executable).with_name("dbt")
     completed = subprocess.run(
         [str(executable), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-        capture_output=True, text=True, cwd=project,
+        capture_output=True,
+        text=True,
+        cwd=project,
         env={**os.environ, "DUCKRATE_WAREHOUSE": str(project / "warehouse.duckdb")},
     )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
@@ -27,8 +29,12 @@ def run_dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
 def copy_project(tmp_path_factory, source: Path) -> Path:
     """A copy of the dbt project ``source`` in a temporary directory, with the package installed by path."""
     project = tmp_path_factory.mktemp(source.name)
-    shutil.copytree(source, project, dirs_exist_ok=True,
-                    ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "*.duckdb*", "package-lock.yml"))
+    shutil.copytree(
+        source,
+        project,
+        dirs_exist_ok=True,
+        ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "*.duckdb*", "package-lock.yml"),
+    )
     (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
     run_dbt(project, "deps")
     return project

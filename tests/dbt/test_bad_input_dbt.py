@@ -17,25 +17,57 @@ import pytest
 REPO = Path(__file__).resolve().parents[2]
 
 PROJECT = Path(__file__).parent / "bad_input_project"
-MODELS = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo",
-          "stg_contest_results_checked", "stg_contest_results", "rejected_contest_results", "replay_elo_mmr")
+MODELS = (
+    "stg_matches_checked",
+    "stg_matches",
+    "rejected_matches",
+    "replay_elo",
+    "stg_contest_results_checked",
+    "stg_contest_results",
+    "rejected_contest_results",
+    "replay_elo_mmr",
+)
 
 MATCH_REASONS = {  # match_id (as text, NULL as None) -> reason; None: staged
-    "1": None, "20": None, "23": None,
-    "3": "score_out_of_range", "4": "score_out_of_range", "5": "score_out_of_range",
-    "6": "missing_or_invalid_played_at", "7": "missing_or_invalid_played_at", "8": "missing_or_invalid_played_at",
-    "21": "missing_or_invalid_played_at", None: "missing_match_id", "9": "missing_player_a", "10": "missing_player_b",
-    "11": "self_match", "12": "missing_or_invalid_score", "13": "missing_or_invalid_score",
-    "14": "invalid_weight", "15": "invalid_weight", "16": "invalid_weight", "17": "invalid_weight",
-    "18": "invalid_period", "19": "invalid_period",
+    "1": None,
+    "20": None,
+    "23": None,
+    "3": "score_out_of_range",
+    "4": "score_out_of_range",
+    "5": "score_out_of_range",
+    "6": "missing_or_invalid_played_at",
+    "7": "missing_or_invalid_played_at",
+    "8": "missing_or_invalid_played_at",
+    "21": "missing_or_invalid_played_at",
+    None: "missing_match_id",
+    "9": "missing_player_a",
+    "10": "missing_player_b",
+    "11": "self_match",
+    "12": "missing_or_invalid_score",
+    "13": "missing_or_invalid_score",
+    "14": "invalid_weight",
+    "15": "invalid_weight",
+    "16": "invalid_weight",
+    "17": "invalid_weight",
+    "18": "invalid_period",
+    "19": "invalid_period",
 }
 
 
 def run_dbt(project: Path, *args: str) -> None:
     """As tests/dbt/conftest.py's run_dbt (conftest modules are not importable here)."""
     completed = subprocess.run(
-        [str(Path(sys.executable).with_name("dbt")), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-        capture_output=True, text=True, cwd=project,
+        [
+            str(Path(sys.executable).with_name("dbt")),
+            *args,
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
         env={**os.environ, "DUCKRATE_WAREHOUSE": str(project / "warehouse.duckdb")},
     )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
@@ -69,7 +101,7 @@ def test_every_bad_match_row_is_rejected_with_its_reason(warehouse):
 
 
 def test_nothing_is_silently_dropped(warehouse):
-    count = lambda table: warehouse.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]  # noqa: E731
+    count = lambda table: warehouse.execute(f"SELECT count(*) FROM {table}").fetchall()[0][0]
     assert count("bad_matches") == count("stg_matches") + count("rejected_matches") == 26
     assert count("bad_contests") == count("stg_contest_results") + count("rejected_contest_results") == 17
     # rejected rows keep the raw columns as they came, beside source_row and reason
@@ -80,7 +112,9 @@ def test_nothing_is_silently_dropped(warehouse):
 
 
 def test_unicode_and_case_distinct_names_survive_staging(warehouse):
-    players = warehouse.execute("SELECT player_a, player_b FROM stg_matches WHERE match_id IN ('20', '23') ORDER BY match_id").fetchall()
+    players = warehouse.execute(
+        "SELECT player_a, player_b FROM stg_matches WHERE match_id IN ('20', '23') ORDER BY match_id"
+    ).fetchall()
     assert players == [("😀", "ann"), ("ANN", "ann")]
 
 
@@ -90,13 +124,22 @@ def test_every_bad_contest_row_is_rejected_with_its_reason(warehouse):
     ).fetchall()
     got = sorted(((c, p, r, reason) for c, p, r, reason in rows), key=repr)
     expected = [
-        ("1", "ann", "1", None), ("1", "bob", "2", None),
-        ("1", "cid", "1.5", "missing_or_invalid_rank"), ("1", "dan", "0", "rank_not_positive"),
-        ("1", "eve", "x", "missing_or_invalid_rank"), ("1", None, "3", "missing_player"),
-        (None, "fay", "3", "missing_contest_id"), ("2", "ann", "1", "missing_or_invalid_played_at"),
-        ("3", "ann", "1", "invalid_weight"), ("3", "bob", "2", "invalid_weight"),
-        ("4", "ann", "1", "conflicting_played_at"), ("4", "bob", "2", "conflicting_played_at"),
-        ("5", "ann", "1", "player_twice_in_contest"), ("5", "ann", "2", "player_twice_in_contest"),
-        ("6", "ann", "1", None), ("6", "ann", "1", "duplicate_row"), ("6", "bob", "2", None),
+        ("1", "ann", "1", None),
+        ("1", "bob", "2", None),
+        ("1", "cid", "1.5", "missing_or_invalid_rank"),
+        ("1", "dan", "0", "rank_not_positive"),
+        ("1", "eve", "x", "missing_or_invalid_rank"),
+        ("1", None, "3", "missing_player"),
+        (None, "fay", "3", "missing_contest_id"),
+        ("2", "ann", "1", "missing_or_invalid_played_at"),
+        ("3", "ann", "1", "invalid_weight"),
+        ("3", "bob", "2", "invalid_weight"),
+        ("4", "ann", "1", "conflicting_played_at"),
+        ("4", "bob", "2", "conflicting_played_at"),
+        ("5", "ann", "1", "player_twice_in_contest"),
+        ("5", "ann", "2", "player_twice_in_contest"),
+        ("6", "ann", "1", None),
+        ("6", "ann", "1", "duplicate_row"),
+        ("6", "bob", "2", None),
     ]
     assert got == sorted(expected, key=repr)

@@ -13,13 +13,24 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
+import yaml
 
 import duckrate
 from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
+from duckrate.systems import REPLAY_SYSTEMS
 
 REPO = Path(__file__).resolve().parents[2]
 MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve")
-ALL_TABLES = ("stg_matches_checked", "stg_matches", "rejected_matches", "replay_elo", "replays", "bt_tests", *MART_TABLES, "bt_ratings")
+ALL_TABLES = (
+    "stg_matches_checked",
+    "stg_matches",
+    "rejected_matches",
+    "replay_elo",
+    "replays",
+    "bt_tests",
+    *MART_TABLES,
+    "bt_ratings",
+)
 
 
 @pytest.fixture(scope="module")
@@ -51,38 +62,36 @@ def test_bad_rows_land_in_rejected_matches_with_a_reason(plain):
     # the injected duplicate game_id conflicts with its original: both rows are rejected
     assert sum(reasons.values()) == DEMO_BAD_MATCH_ROWS + 1
     assert reasons == {
-        "missing_player_b": 1, "self_match": 1, "missing_or_invalid_score": 1,
-        "missing_or_invalid_played_at": 2, "conflicting_match_id": 2,
+        "missing_player_b": 1,
+        "self_match": 1,
+        "missing_or_invalid_score": 1,
+        "missing_or_invalid_played_at": 2,
+        "conflicting_match_id": 2,
     }
     raw, staged, rejected = (
-        plain.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("demo_matches", "stg_matches", "rejected_matches")
+        plain.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0]
+        for t in ("demo_matches", "stg_matches", "rejected_matches")
     )
     assert raw == staged + rejected  # nothing silently dropped
 
 
-SYSTEMS = ("elo", "glicko", "glicko2", "trueskill", "chance", "elo2k", "pairwise")
-WITHOUT_SD = ("elo", "elo2k", "pairwise")
-DEMO_PARAMS = {  # demo/dbt_project.yml's duckrate_params
-    "elo": {"k": 20, "advantage": 35},
-    "glicko": {"period_length": 0.25},
-    "glicko2": {"period_length": 0.25},
-    "trueskill": {},
-    "chance": {},
-    "elo2k": {},
-    "pairwise": {},
-}
+SYSTEMS = tuple(system.name for system in REPLAY_SYSTEMS)
+WITHOUT_SD = tuple(system.name for system in REPLAY_SYSTEMS if not system.has_sd)
+DEMO_PARAMS = yaml.safe_load((REPO / "demo" / "dbt_project.yml").read_text())["vars"]["duckrate_params"]
 
 
 @pytest.mark.parametrize("system", SYSTEMS)
 def test_dbt_replay_equals_the_python_api(plain, system):
     staged = plain.sql("SELECT match_id, played_at, player_a, player_b, score_a, league FROM stg_matches").pl()
-    expected = getattr(duckrate, system)(staged, **DEMO_PARAMS[system]).sort("league", "seq")
+    expected = getattr(duckrate, system)(staged, **DEMO_PARAMS.get(system, {})).sort("league", "seq")
     actual = plain.sql(f"SELECT * FROM replay_{system}").pl().sort("league", "seq")
     assert actual.columns == list(expected.columns)
     assert actual.select("league", "seq", "match_id", "player_a", "player_b").equals(
         expected.select("league", "seq", "match_id", "player_a", "player_b")
     )
-    columns = ["expected_a", "rating_a_before", "rating_b_after"] + (["sd_a_before", "sd_b_after"] if system not in WITHOUT_SD else [])
+    columns = ["expected_a", "rating_a_before", "rating_b_after"] + (
+        ["sd_a_before", "sd_b_after"] if system not in WITHOUT_SD else []
+    )
     for column in columns:
         assert (actual[column] - expected[column]).abs().max() < 1e-9, column
     assert plain.sql(f"SELECT count(*) FROM replays WHERE system = '{system}'").fetchall()[0][0] == actual.height
@@ -103,7 +112,9 @@ def test_leaderboard_ranks_every_player_once(plain):
         assert sds.null_count() == (sds.len() if system in WITHOUT_SD else 0)
     assert board.schema["last_played_at"] == pl.Datetime("us")
     # the leader's rating is the rating after their last replayed match
-    top = board.filter((pl.col("league") == "league_1") & (pl.col("rank") == 1) & (pl.col("system") == "elo")).row(0, named=True)
+    top = board.filter((pl.col("league") == "league_1") & (pl.col("rank") == 1) & (pl.col("system") == "elo")).row(
+        0, named=True
+    )
     last = plain.execute(
         "SELECT CASE WHEN player_a = ? THEN rating_a_after ELSE rating_b_after END FROM replay_elo "
         "WHERE league = 'league_1' AND ? IN (player_a, player_b) ORDER BY seq DESC LIMIT 1",
@@ -117,7 +128,11 @@ def test_calibration_tables_cover_every_match(plain):
         summary = plain.sql(f"SELECT league, n FROM calibration_summary WHERE system = '{system}'").fetchall()
         per_league = dict(plain.sql(f"SELECT league, count(*) FROM replay_{system} GROUP BY league").fetchall())
         assert dict(summary) == per_league
-        binned = dict(plain.sql(f"SELECT league, sum(n) FROM calibration_bins WHERE system = '{system}' GROUP BY league").fetchall())
+        binned = dict(
+            plain.sql(
+                f"SELECT league, sum(n) FROM calibration_bins WHERE system = '{system}' GROUP BY league"
+            ).fetchall()
+        )
         assert binned == per_league
         curve = plain.sql(f"SELECT league, max(t) FROM loss_curve WHERE system = '{system}' GROUP BY league").fetchall()
         assert dict(curve) == per_league
@@ -151,17 +166,24 @@ def test_chance_established_view_uses_the_papers_sd_filter(plain):
     """calibration_summary's established matches for the grid system: both players had 10 earlier games
     and both sds below 70 (variance below 70², display scale), the games-of-chance paper's filter."""
     replay = plain.sql("SELECT * FROM replay_chance").pl().sort("league", "seq")
-    sides = pl.concat([
-        replay.select("league", "seq", player="player_a"),
-        replay.select("league", "seq", player="player_b"),
-    ]).sort("league", "seq").with_columns(earlier=pl.int_range(pl.len()).over("league", "player"))
+    sides = (
+        pl.concat(
+            [
+                replay.select("league", "seq", player="player_a"),
+                replay.select("league", "seq", player="player_b"),
+            ]
+        )
+        .sort("league", "seq")
+        .with_columns(earlier=pl.int_range(pl.len()).over("league", "player"))
+    )
     earlier = {(row["league"], row["seq"], row["player"]): row["earlier"] for row in sides.iter_rows(named=True)}
     expected = {}
     for row in replay.iter_rows(named=True):
         established = (
             earlier[(row["league"], row["seq"], row["player_a"])] >= 10
             and earlier[(row["league"], row["seq"], row["player_b"])] >= 10
-            and row["sd_a_before"] <= 70 and row["sd_b_before"] <= 70
+            and row["sd_a_before"] <= 70
+            and row["sd_b_before"] <= 70
         )
         expected[row["league"]] = expected.get(row["league"], 0) + established
     got = dict(plain.sql("SELECT league, n_established FROM calibration_summary WHERE system = 'chance'").fetchall())
@@ -177,8 +199,14 @@ def test_bt_tests_has_every_test_per_league_as_the_python_api(plain):
     assert actual.height == 8 * staged["league"].n_unique()
 
 
-CONTEST_TABLES = ("stg_contest_results_checked", "stg_contest_results", "replay_elo_mmr", "contest_replays",
-                  "contest_leaderboard", "contest_metrics")
+CONTEST_TABLES = (
+    "stg_contest_results_checked",
+    "stg_contest_results",
+    "replay_elo_mmr",
+    "contest_replays",
+    "contest_leaderboard",
+    "contest_metrics",
+)
 
 
 def test_contest_models_are_built_and_equal_the_python_api(plain):
@@ -208,14 +236,55 @@ def test_bt_ratings_is_the_python_fit_of_the_staged_matches(plain):
     actual = plain.sql("SELECT * FROM bt_ratings").pl().sort("league", "player")
     assert actual.columns == expected.columns
     assert actual.select("league", "player", "games", "method", "uncertainty").equals(
-        expected.select("league", "player", "games", "method", "uncertainty"))
+        expected.select("league", "player", "games", "method", "uncertainty")
+    )
     for column in ("rating", "sd", "lower", "upper"):
         assert (actual[column] - expected[column]).abs().max() < 1e-9, column
     assert actual["converged"].all() and (actual["uncertainty"] == "hessian").all()
     per_league = actual.group_by("league").agg(pl.col("rating").mean(), pl.len())
     assert all(abs(mean - 1500.0) < 1e-6 for mean in per_league["rating"])  # mean-zero θ
-    players = dict(plain.sql(
-        "SELECT league, count(DISTINCT p) FROM (SELECT league, player_a AS p FROM stg_matches "
-        "UNION ALL SELECT league, player_b FROM stg_matches) GROUP BY league"
-    ).fetchall())
+    players = dict(
+        plain.sql(
+            "SELECT league, count(DISTINCT p) FROM (SELECT league, player_a AS p FROM stg_matches "
+            "UNION ALL SELECT league, player_b FROM stg_matches) GROUP BY league"
+        ).fetchall()
+    )
     assert dict(per_league.select("league", "len").iter_rows()) == players
+
+
+def documented_models() -> dict[str, dict]:
+    """Every model's yml entry under models/, by name."""
+    models = {}
+    for path in (REPO / "models").rglob("*.yml"):
+        for model in yaml.safe_load(path.read_text()).get("models", []):
+            assert model["name"] not in models, f"{model['name']} is documented twice"
+            models[model["name"]] = model
+    return models
+
+
+# Views over every replay document their own column and point to a replay table for the rest.
+UNION_VIEWS = {"replays", "contest_replays"}
+
+
+def test_every_model_is_documented_with_its_columns(plain):
+    """`dbt docs generate` shows a description for every model and every column, and the yml stays in step
+    with what the models build (a column added or renamed without its description fails here)."""
+    documented = documented_models()
+    built = {
+        path.stem
+        for path in (REPO / "models").rglob("*.sql")
+        if plain.sql(f"SELECT count(*) FROM duckdb_tables() WHERE table_name = '{path.stem}'").fetchall()[0][0]
+        or plain.sql(f"SELECT count(*) FROM duckdb_views() WHERE view_name = '{path.stem}'").fetchall()[0][0]
+    }
+    assert built == {path.stem for path in (REPO / "models").rglob("*.sql")}  # the demo builds every model
+    assert set(documented) == built
+    for name, model in documented.items():
+        assert model.get("description", "").strip(), f"{name} has no description"
+        columns = [column["name"] for column in model.get("columns", [])]
+        for column in model.get("columns", []):
+            assert column.get("description", "").strip(), f"{name}.{column['name']} has no description"
+        actual = [row[0] for row in plain.sql(f"DESCRIBE {name}").fetchall()]
+        if name in UNION_VIEWS:
+            assert columns == actual[: len(columns)], name
+        else:
+            assert columns == actual, name

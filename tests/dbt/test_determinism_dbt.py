@@ -37,17 +37,34 @@ def _bits(value) -> bytes:
 
 def _tables(con) -> list[str]:
     """Every table and view of the warehouse."""
-    return [name for (name,) in con.sql(
-        "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() ORDER BY ALL"
-    ).fetchall()]
+    return [
+        name
+        for (name,) in con.sql(
+            "SELECT table_name FROM information_schema.tables WHERE table_catalog = current_database() ORDER BY ALL"
+        ).fetchall()
+    ]
 
 
 def _duckrate_build(project: Path, warehouse: Path, *dbt_args: str) -> subprocess.CompletedProcess:
     """``python -m duckrate.cli build --warehouse <warehouse> -- <dbt args>`` in a child process."""
     completed = subprocess.run(
-        [sys.executable, "-m", "duckrate.cli", "build", "--warehouse", str(warehouse), "--",
-         *dbt_args, "--project-dir", str(project), "--profiles-dir", str(project)],
-        capture_output=True, text=True, cwd=project,
+        [
+            sys.executable,
+            "-m",
+            "duckrate.cli",
+            "build",
+            "--warehouse",
+            str(warehouse),
+            "--",
+            *dbt_args,
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
     )
     assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
     assert "Completed successfully" in completed.stdout, completed.stdout[-4000:]
@@ -63,7 +80,10 @@ def _while_reading(warehouse: Path, work, hold: bool = False) -> dict[str, list[
     for mode in ("poll", "hold") if hold else ("poll",):
         log = warehouse.with_name(f"reader.{mode}.log")
         log.unlink(missing_ok=True)
-        readers[mode] = (subprocess.Popen([sys.executable, str(READER), mode, str(warehouse), str(stop), str(log)]), log)
+        readers[mode] = (
+            subprocess.Popen([sys.executable, str(READER), mode, str(warehouse), str(stop), str(log)]),
+            log,
+        )
     try:
         deadline = time.monotonic() + 60
         for process, log in readers.values():
@@ -88,9 +108,21 @@ def published(copy_dbt_project):
     first = _while_reading(warehouse, lambda: _duckrate_build(project, warehouse, "build", "--threads", "4"))["poll"]
     threads_4 = project / "threads_4.duckdb"
     shutil.copyfile(warehouse, threads_4)
-    second = _while_reading(warehouse, lambda: _duckrate_build(
-        project, warehouse, "build", "--threads", "4", "--select", "loss_curve",
-        "--vars", '{"duckrate_loss_curve_points": 50}'), hold=True)
+    second = _while_reading(
+        warehouse,
+        lambda: _duckrate_build(
+            project,
+            warehouse,
+            "build",
+            "--threads",
+            "4",
+            "--select",
+            "loss_curve",
+            "--vars",
+            '{"duckrate_loss_curve_points": 50}',
+        ),
+        hold=True,
+    )
     return {"project": project, "warehouse": warehouse, "threads_4": threads_4, "first": first, "second": second}
 
 
@@ -100,8 +132,10 @@ def threads_1(build_project) -> Path:
 
 
 def test_threads_1_and_4_builds_are_bit_identical(threads_1, published):
-    with duckdb.connect(str(threads_1), read_only=True) as one, \
-            duckdb.connect(str(published["threads_4"]), read_only=True) as four:
+    with (
+        duckdb.connect(str(threads_1), read_only=True) as one,
+        duckdb.connect(str(published["threads_4"]), read_only=True) as four,
+    ):
         tables = _tables(one)
         assert tables == _tables(four)
         assert {"replays", "leaderboard", "bt_ratings", "bt_tests", "contest_metrics"} <= set(tables)
@@ -128,7 +162,9 @@ def test_a_reader_during_the_first_build_sees_nothing_or_everything(published, t
     records = published["first"]
     assert not [r for r in records if "error" in r]
     assert {json.dumps(r, sort_keys=True) for r in records} <= {
-        json.dumps({"absent": True}), json.dumps({"tables": complete}, sort_keys=True)}
+        json.dumps({"absent": True}),
+        json.dumps({"tables": complete}, sort_keys=True),
+    }
     assert records[0] == {"absent": True} and records[-1] == {"tables": complete}
 
 
@@ -150,10 +186,27 @@ def test_a_failed_build_leaves_the_published_warehouse_untouched(published, tmp_
     project, warehouse = published["project"], published["warehouse"]
     before = warehouse.stat()
     completed = subprocess.run(
-        [sys.executable, "-m", "duckrate.cli", "build", "--warehouse", str(warehouse), "--", "build",
-         "--select", "loss_curve", "--vars", '{"duckrate_loss_curve_points": 0}',
-         "--project-dir", str(project), "--profiles-dir", str(project)],
-        capture_output=True, text=True, cwd=project,
+        [
+            sys.executable,
+            "-m",
+            "duckrate.cli",
+            "build",
+            "--warehouse",
+            str(warehouse),
+            "--",
+            "build",
+            "--select",
+            "loss_curve",
+            "--vars",
+            '{"duckrate_loss_curve_points": 0}',
+            "--project-dir",
+            str(project),
+            "--profiles-dir",
+            str(project),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=project,
     )
     assert completed.returncode != 0
     after = warehouse.stat()
@@ -170,7 +223,8 @@ def test_a_plain_writer_locks_readers_out(tmp_path):
         writer.execute("CREATE TABLE t AS SELECT 1 AS x")
         probe = subprocess.run(
             [sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}, read_only=True)"],
-            capture_output=True, text=True,
+            capture_output=True,
+            text=True,
         )
         assert probe.returncode != 0 and "lock" in probe.stderr.lower(), probe.stderr[-2000:]
     finally:

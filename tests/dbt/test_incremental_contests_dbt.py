@@ -9,21 +9,17 @@ contest, a changed contest or --full-refresh replays the whole history instead.
 from __future__ import annotations
 
 import re
-import sys
 from pathlib import Path
 
 import duckdb
 import polars as pl
 import pytest
+from conftest import REPO, run_dbt
+from helpers.contest_cases import KEY, contest_history, contest_order
 from polars.testing import assert_frame_equal
 
 import duckrate
 from duckrate.systems._contest_state import STATE_ORDER
-
-from conftest import REPO, run_dbt
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
-from test_elo_mmr_state import KEY, contest_history, contest_order  # noqa: E402
 
 PARAMS = {"max_history": 2, "drift_per_day": 3.0}
 PROJECT = """
@@ -58,8 +54,10 @@ def project(tmp_path_factory) -> Path:
     (root / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
     run_dbt(root, "deps")
     with duckdb.connect(str(root / "warehouse.duckdb")) as con:  # the matches models parse against it
-        con.execute("CREATE TABLE raw_matches AS SELECT 1 AS match_id, 1 AS played_at, 'a' AS player_a, "
-                    "'b' AS player_b, 1.0 AS score_a")
+        con.execute(
+            "CREATE TABLE raw_matches AS SELECT 1 AS match_id, 1 AS played_at, 'a' AS player_a, "
+            "'b' AS player_b, 1.0 AS score_a"
+        )
     return root
 
 
@@ -110,7 +108,11 @@ def test_batches_late_and_changed_contests(project):
     contests = contest_order(results)
     late_id = contests["contest_id"][35]
     late = up_to(results, 40).with_columns(  # one new contest dated before the saved state
-        pl.when(pl.col("contest_id") == late_id).then(contests["played_at"][2]).otherwise(pl.col("played_at")).alias("played_at"))
+        pl.when(pl.col("contest_id") == late_id)
+        .then(contests["played_at"][2])
+        .otherwise(pl.col("played_at"))
+        .alias("played_at")
+    )
     load(project, late)
     mode, reason = build(project)
     assert mode == "full" and f"contest_id {late_id} arrived late" in reason
@@ -118,7 +120,11 @@ def test_batches_late_and_changed_contests(project):
 
     changed_id = contests["contest_id"][4]
     changed = late.with_columns(  # a replayed contest's standings corrected upstream
-        pl.when(pl.col("contest_id") == changed_id).then(pl.col("rank").max() + 1 - pl.col("rank")).otherwise(pl.col("rank")).alias("rank"))
+        pl.when(pl.col("contest_id") == changed_id)
+        .then(pl.col("rank").max() + 1 - pl.col("rank"))
+        .otherwise(pl.col("rank"))
+        .alias("rank")
+    )
     load(project, changed)
     assert build(project) == ("full", "contests already replayed have changed or been removed")
     check_equals_full_replay(project)

@@ -9,25 +9,29 @@ wrong answer.
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from conftest import REPO, run_dbt
 from polars.testing import assert_frame_equal
 
-import duckrate
 from duckrate.systems import REPLAY_SYSTEMS
 from duckrate.systems._replay import replay_with_state
 
-from conftest import REPO, run_dbt
-
 SYSTEMS = [system.name for system in REPLAY_SYSTEMS]
 BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
-PARAMS = {"elo": {"k": 24}, "glicko": {"period_length": 1}, "glicko2": {}, "trueskill": {},
-          "chance": {"grid_points": 201}, "elo2k": {"dim": 2}, "pairwise": {}}
+PARAMS = {
+    "elo": {"k": 24},
+    "glicko": {"period_length": 1},
+    "glicko2": {},
+    "trueskill": {},
+    "chance": {"grid_points": 201},
+    "elo2k": {"dim": 2},
+    "pairwise": {},
+}
 
 PROJECT = """
 name: incremental_tests
@@ -57,13 +61,16 @@ def all_matches(n: int = 900, seed: int = 11) -> pl.DataFrame:
     a = rng.integers(0, 40, n)
     b = (a + rng.integers(1, 40, n)) % 40
     hours = np.sort(rng.integers(0, 24 * 8, n))
-    return pl.DataFrame({
-        "match_id": np.arange(n, dtype=np.int64) + 1,
-        "played_at": pl.Series(hours * 3_600_000_000, dtype=pl.Int64).cast(pl.Datetime("us")),
-        "player_a": [f"p{x}" for x in a], "player_b": [f"p{x}" for x in b],
-        "score_a": rng.choice([0.0, 1.0], n).astype(np.float64),
-        "league": rng.choice(["east", "west"], n).tolist(),
-    })
+    return pl.DataFrame(
+        {
+            "match_id": np.arange(n, dtype=np.int64) + 1,
+            "played_at": pl.Series(hours * 3_600_000_000, dtype=pl.Int64).cast(pl.Datetime("us")),
+            "player_a": [f"p{x}" for x in a],
+            "player_b": [f"p{x}" for x in b],
+            "score_a": rng.choice([0.0, 1.0], n).astype(np.float64),
+            "league": rng.choice(["east", "west"], n).tolist(),
+        }
+    )
 
 
 @pytest.fixture(scope="module")
@@ -101,7 +108,9 @@ def check_equals_full_replay(project: Path) -> None:
             assert_frame_equal(actual, expected.sort("league", "seq"), check_exact=True, check_dtypes=False)
             state = con.sql(f"SELECT * FROM replay_{name}__state").pl()
             order = ["kind", "league", "player", "opponent"]
-            assert_frame_equal(state.sort(order, nulls_last=True), expected_state.sort(order, nulls_last=True), check_exact=True)
+            assert_frame_equal(
+                state.sort(order, nulls_last=True), expected_state.sort(order, nulls_last=True), check_exact=True
+            )
 
 
 def test_batches_late_and_changed_matches(project):
@@ -119,7 +128,11 @@ def test_batches_late_and_changed_matches(project):
     check_equals_full_replay(project)
 
     late = matches[700:].with_columns(
-        pl.when(pl.col("match_id") == 800).then(matches["played_at"][10]).otherwise(pl.col("played_at")).alias("played_at"))
+        pl.when(pl.col("match_id") == 800)
+        .then(matches["played_at"][10])
+        .otherwise(pl.col("played_at"))
+        .alias("played_at")
+    )
     load(project, pl.concat([matches[:700], late]))  # one of the new matches is older than the state
     modes = build(project)
     assert {mode for mode, _ in modes.values()} == {"full"}
@@ -127,7 +140,8 @@ def test_batches_late_and_changed_matches(project):
     check_equals_full_replay(project)
 
     changed = pl.concat([matches[:700], late]).with_columns(
-        pl.when(pl.col("match_id") == 5).then(1.0 - pl.col("score_a")).otherwise(pl.col("score_a")).alias("score_a"))
+        pl.when(pl.col("match_id") == 5).then(1.0 - pl.col("score_a")).otherwise(pl.col("score_a")).alias("score_a")
+    )
     load(project, changed)  # a replayed result corrected upstream
     assert set(build(project).values()) == {("full", "matches already replayed have changed or been removed")}
     check_equals_full_replay(project)

@@ -15,7 +15,11 @@ def frame() -> pl.DataFrame:
     games = generate_matches(3000, 60, n_leagues=2, seed=3)
     # weights on some games, NULL (= 1) on others
     return games.with_columns(
-        weight=pl.when(pl.col("match_id") % 7 == 0).then(2.5).when(pl.col("match_id") % 5 == 0).then(None).otherwise(1.0)
+        weight=pl.when(pl.col("match_id") % 7 == 0)
+        .then(2.5)
+        .when(pl.col("match_id") % 5 == 0)
+        .then(None)
+        .otherwise(1.0)
     )
 
 
@@ -41,7 +45,8 @@ def sorted_frame(result: pl.DataFrame) -> pl.DataFrame:
 )
 def test_sql_equals_python(db, frame, params):
     arguments = "".join(
-        f", {name} := {str(value).lower() if isinstance(value, bool) else repr(value)}" for name, value in params.items()
+        f", {name} := {str(value).lower() if isinstance(value, bool) else repr(value)}"
+        for name, value in params.items()
     )
     table, games = "matches", frame
     if "anchor_player" in params:  # an anchor must play in every league fitted: one league here
@@ -81,7 +86,9 @@ def test_errors_name_the_problem(con):
         "CREATE TABLE g AS SELECT * FROM (VALUES (1, 1, 'ann', 'bob', 1.0), (2, 2, 'bob', 'cid', 1.0), "
         "(3, 3, 'cid', 'bob', 1.0)) AS t(match_id, played_at, player_a, player_b, score_a)"
     )
-    with pytest.raises(duckdb.InvalidInputException, match=r"never lost to anyone outside their group.*'ann'.*prior_sd"):
+    with pytest.raises(
+        duckdb.InvalidInputException, match=r"never lost to anyone outside their group.*'ann'.*prior_sd"
+    ):
         con.sql("SELECT * FROM bt_fit('g')").fetchall()
     with pytest.raises(duckdb.InvalidInputException, match=r"method = 'bfgs'; expected 'newton' or 'mm'"):
         con.sql("SELECT * FROM bt_fit('g', method := 'bfgs')").fetchall()

@@ -101,8 +101,12 @@ def db(tmp_path_factory):
     con.execute("USE d")
     matches = _matches()
     contests = generate_contests(60, 40, 300, seed=5, n_leagues=2, tie_rate=0.05)
-    for name, frame in (("matches", matches), ("matches_shuffled", _shuffled(matches, 1)),
-                        ("contests", contests), ("contests_shuffled", _shuffled(contests, 2))):
+    for name, frame in (
+        ("matches", matches),
+        ("matches_shuffled", _shuffled(matches, 1)),
+        ("contests", contests),
+        ("contests_shuffled", _shuffled(contests, 2)),
+    ):
         con.register("frame", frame)
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM frame")
         con.unregister("frame")
@@ -111,11 +115,17 @@ def db(tmp_path_factory):
     # the marts' input: replays of a few systems, unioned, and a shuffled copy
     con.execute("SET threads = 1")
     union = " UNION ALL BY NAME ".join(
-        f"(SELECT '{name}' AS system, * FROM {REPLAYS[name].format(t='matches', u='matches_unweighted')})" for name in MART_REPLAYS)
+        f"(SELECT '{name}' AS system, * FROM {REPLAYS[name].format(t='matches', u='matches_unweighted')})"
+        for name in MART_REPLAYS
+    )
     replays = con.sql(union).pl()
     contest_replays = con.sql("SELECT 'elo_mmr' AS system, * FROM elo_mmr_replay('contests')").pl()
-    for name, frame in (("replays", replays), ("replays_shuffled", _shuffled(replays, 3)),
-                        ("contest_replays", contest_replays), ("contest_replays_shuffled", _shuffled(contest_replays, 4))):
+    for name, frame in (
+        ("replays", replays),
+        ("replays_shuffled", _shuffled(replays, 3)),
+        ("contest_replays", contest_replays),
+        ("contest_replays_shuffled", _shuffled(contest_replays, 4)),
+    ):
         con.register("frame", frame)
         con.execute(f"CREATE TABLE {name} AS SELECT * FROM frame")
         con.unregister("frame")
@@ -127,8 +137,13 @@ def db(tmp_path_factory):
 
 def _run(con, name: str, threads: int, shuffled: bool) -> list[bytes]:
     suffix = "_shuffled" if shuffled else ""
-    tables = {"t": f"matches{suffix}", "u": f"matches_unweighted{suffix}", "c": f"contests{suffix}",
-              "r": f"replays{suffix}", "cr": f"contest_replays{suffix}"}
+    tables = {
+        "t": f"matches{suffix}",
+        "u": f"matches_unweighted{suffix}",
+        "c": f"contests{suffix}",
+        "r": f"replays{suffix}",
+        "cr": f"contest_replays{suffix}",
+    }
     con.execute(f"SET threads = {threads}")
     return _rows(con, MACROS[name].format(**tables))
 

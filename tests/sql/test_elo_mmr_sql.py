@@ -16,13 +16,17 @@ KEY = ["league", "seq", "rank", "player"]
 def results(con):
     frame = generate_contests(15, 40, 150, seed=2, n_leagues=2, tie_rate=0.1)
     con.register("frame", frame)
-    con.execute("CREATE TABLE results AS SELECT 'c' || contest_id::VARCHAR AS contest_id, played_at::DATE AS played_at, "
-                "league, player, rank FROM frame")
+    con.execute(
+        "CREATE TABLE results AS SELECT 'c' || contest_id::VARCHAR AS contest_id, played_at::DATE AS played_at, "
+        "league, player, rank FROM frame"
+    )
     con.unregister("frame")
     return con.sql("SELECT * FROM results").pl()
 
 
-@pytest.mark.parametrize("params", [{}, {"variant": "gaussian", "drift_per_day": 2.0}, {"rho": 0.5, "max_history": 3, "algorithm": "exact"}])
+@pytest.mark.parametrize(
+    "params", [{}, {"variant": "gaussian", "drift_per_day": 2.0}, {"rho": 0.5, "max_history": 3, "algorithm": "exact"}]
+)
 def test_sql_equals_python_bit_for_bit(con, results, params):
     arguments = "".join(f", {k} := {v!r}" for k, v in params.items())
     sql = con.sql(f"SELECT * FROM elo_mmr_replay('results'{arguments})").pl().sort(KEY)
@@ -50,7 +54,9 @@ def test_priors_weights_and_marts(con, results):
 
 
 def test_errors_surface_with_the_row_key(con, results):
-    con.execute("CREATE TABLE bad AS SELECT * REPLACE (CASE WHEN player = 'p000010' THEN 0 ELSE rank END AS rank) FROM results")
+    con.execute(
+        "CREATE TABLE bad AS SELECT * REPLACE (CASE WHEN player = 'p000010' THEN 0 ELSE rank END AS rank) FROM results"
+    )
     with pytest.raises(Exception, match=r"column 'rank' has 0 at \(contest_id='c\d+', player='p000010'\)"):
         con.sql("SELECT * FROM elo_mmr_replay('bad')").fetchall()
     with pytest.raises(Exception, match="parameter variant"):

@@ -11,9 +11,22 @@ import duckrate
 from duckrate.sql.registry import register_macros
 
 CONTRACT_COLUMNS = [
-    "league", "seq", "match_id", "played_at", "player_a", "player_b", "score_a", "expected_a",
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
+    "league",
+    "seq",
+    "match_id",
+    "played_at",
+    "player_a",
+    "player_b",
+    "score_a",
+    "expected_a",
+    "rating_a_before",
+    "rating_b_before",
+    "sd_a_before",
+    "sd_b_before",
+    "rating_a_after",
+    "rating_b_after",
+    "sd_a_after",
+    "sd_b_after",
 ]
 FLOAT_COLUMNS = ["score_a", "expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after"]
 SD_COLUMNS = ["sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after"]
@@ -34,7 +47,9 @@ def source_frame(seed=0, n=N_ROWS, n_players=40):
     a = rng.integers(0, n_players, n)
     b = (a + rng.integers(1, n_players, n)) % n_players
     kind = rng.integers(0, 3, n)
-    score = np.where(kind == 0, rng.choice([0.0, 0.5, 1.0], n), np.where(kind == 1, rng.random(n), rng.choice([0.0, 1.0], n)))
+    score = np.where(
+        kind == 0, rng.choice([0.0, 0.5, 1.0], n), np.where(kind == 1, rng.random(n), rng.choice([0.0, 1.0], n))
+    )
     weight = rng.uniform(0.2, 3.0, n)
     return pl.DataFrame(
         {
@@ -52,8 +67,13 @@ def source_frame(seed=0, n=N_ROWS, n_players=40):
 
 def create_matches(con, name="matches", match_id="integer", played_at="bigint", league=True, weight=True, seed=0):
     con.register("source_frame", source_frame(seed))
-    columns = [f"{MATCH_ID_SQL[match_id]} AS match_id", f"{PLAYED_AT_SQL[played_at]} AS played_at",
-               "s.player_a", "s.player_b", "s.score_a"]
+    columns = [
+        f"{MATCH_ID_SQL[match_id]} AS match_id",
+        f"{PLAYED_AT_SQL[played_at]} AS played_at",
+        "s.player_a",
+        "s.player_b",
+        "s.score_a",
+    ]
     columns += ["s.league"] * league + ["s.weight"] * weight
     con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT {', '.join(columns)} FROM source_frame AS s")
     con.unregister("source_frame")
@@ -74,7 +94,9 @@ def create_priors(con, with_league=True):
 
 
 def sql_arguments(params):
-    parts = [f"{name} := {'NULL' if value is None else repr(value)}" for name, value in params.items() if name != "priors"]
+    parts = [
+        f"{name} := {'NULL' if value is None else repr(value)}" for name, value in params.items() if name != "priors"
+    ]
     if "priors" in params:
         parts.append(f"priors := '{params['priors']}'")
     return "".join(", " + part for part in parts)
@@ -112,8 +134,14 @@ def any_con(request, tmp_path):
 
 @pytest.mark.parametrize(
     ("match_id", "played_at"),
-    [("integer", "bigint"), ("varchar", "bigint"), ("integer", "timestamp"), ("varchar", "timestamp"),
-     ("integer", "date"), ("varchar", "date")],
+    [
+        ("integer", "bigint"),
+        ("varchar", "bigint"),
+        ("integer", "timestamp"),
+        ("varchar", "timestamp"),
+        ("integer", "date"),
+        ("varchar", "date"),
+    ],
 )
 def test_sql_equals_python(any_con, match_id, played_at):
     create_matches(any_con, match_id=match_id, played_at=played_at)
@@ -176,12 +204,25 @@ def test_sql_priors_on_table_without_league(con):
 
 
 def small_table(con, name="bad", **overrides):
-    rows = {"match_id": [5, 7, 9], "played_at": [1, 2, 3], "player_a": ["ann", "bob", "cy"],
-            "player_b": ["bob", "cy", "ann"], "score_a": [1.0, 0.5, 0.0]}
+    rows = {
+        "match_id": [5, 7, 9],
+        "played_at": [1, 2, 3],
+        "player_a": ["ann", "bob", "cy"],
+        "player_b": ["bob", "cy", "ann"],
+        "score_a": [1.0, 0.5, 0.0],
+    }
     for column, value in overrides.items():
         rows[column][1] = value  # the row of match_id 7
-    frame = pl.DataFrame(rows, schema={"match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8,
-                                       "player_b": pl.Utf8, "score_a": pl.Float64})
+    frame = pl.DataFrame(
+        rows,
+        schema={
+            "match_id": pl.Int64,
+            "played_at": pl.Int64,
+            "player_a": pl.Utf8,
+            "player_b": pl.Utf8,
+            "score_a": pl.Float64,
+        },
+    )
     con.register("small_frame", frame)
     con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM small_frame")
     con.unregister("small_frame")
@@ -264,15 +305,23 @@ def test_register_twice_and_cursor(con):
 
 
 @pytest.mark.parametrize(("match_id", "match_id_type"), [("integer", "BIGINT"), ("varchar", "VARCHAR")])
-@pytest.mark.parametrize(("played_at", "played_at_type"), [("bigint", "BIGINT"), ("timestamp", "TIMESTAMP"), ("date", "DATE")])
+@pytest.mark.parametrize(
+    ("played_at", "played_at_type"), [("bigint", "BIGINT"), ("timestamp", "TIMESTAMP"), ("date", "DATE")]
+)
 def test_sql_output_columns_and_types(con, match_id, match_id_type, played_at, played_at_type):
     create_matches(con, match_id=match_id, played_at=played_at)
     relation = con.sql("SELECT * FROM elo_replay('matches')")
     assert relation.columns == CONTRACT_COLUMNS
     types = dict(zip(relation.columns, map(str, relation.types)))
     assert types == {
-        "league": "VARCHAR", "seq": "BIGINT", "match_id": match_id_type, "played_at": played_at_type,
-        "player_a": "VARCHAR", "player_b": "VARCHAR", "score_a": "DOUBLE", "expected_a": "DOUBLE",
+        "league": "VARCHAR",
+        "seq": "BIGINT",
+        "match_id": match_id_type,
+        "played_at": played_at_type,
+        "player_a": "VARCHAR",
+        "player_b": "VARCHAR",
+        "score_a": "DOUBLE",
+        "expected_a": "DOUBLE",
         **{name: "DOUBLE" for name in CONTRACT_COLUMNS[8:]},
     }
 
@@ -300,7 +349,9 @@ def test_result_in_file_database_readable_without_duckrate(tmp_path):
         writer.close()
     reader = duckdb.connect(path)
     try:
-        assert reader.sql("SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'duckrate%'").fetchall() == [(0,)]
+        assert reader.sql(
+            "SELECT count(*) FROM duckdb_functions() WHERE function_name LIKE 'duckrate%'"
+        ).fetchall() == [(0,)]
         assert reader.sql("SELECT * FROM replay_elo ORDER BY league NULLS LAST, seq").fetchall() == written
         assert [c for c in reader.sql("SELECT * FROM replay_elo").columns] == CONTRACT_COLUMNS
     finally:

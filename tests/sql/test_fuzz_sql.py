@@ -28,8 +28,13 @@ from duckrate.fits.bt_lr_test import PARAMETERS as LR_TEST_PARAMETERS
 from duckrate.systems import REPLAY_SYSTEMS
 from duckrate.systems.elo_mmr import ELO_MMR
 
-FUZZ = settings(max_examples=120, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+FUZZ = settings(
+    max_examples=120,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
 
 _CONNECTION: list = []
 
@@ -43,22 +48,49 @@ def connection() -> duckdb.DuckDBPyConnection:
     return _CONNECTION[0]
 
 
-NAMES = ["ann", "bob", "cid", "Ann", "ANN", "é", "e\u0301", "😀", "x" * 2000, "", "  ann  ", "tab\tname", "\u200b", "42"]
+NAMES = [
+    "ann",
+    "bob",
+    "cid",
+    "Ann",
+    "ANN",
+    "é",
+    "e\u0301",
+    "😀",
+    "x" * 2000,
+    "",
+    "  ann  ",
+    "tab\tname",
+    "\u200b",
+    "42",
+]
 SCORES = [0.0, 0.5, 1.0, 0.25, math.nan, math.inf, -math.inf, 2.0, -1.0, None]
 WEIGHTS = [1.0, 2.5, 0.1, 0.0, -1.0, math.nan, math.inf, None]
 
 # SQL producing each column type from the raw columns (m BIGINT id, p BIGINT time, s DOUBLE score, ...).
 MATCH_ID_TYPES = {
-    "BIGINT": "m", "VARCHAR": "'m' || m", "DOUBLE": "m::DOUBLE", "UBIGINT": "abs(m)::UBIGINT",
+    "BIGINT": "m",
+    "VARCHAR": "'m' || m",
+    "DOUBLE": "m::DOUBLE",
+    "UBIGINT": "abs(m)::UBIGINT",
     "DOUBLE with NaN": "CASE WHEN m % 7 = 3 THEN 'nan'::DOUBLE ELSE m::DOUBLE END",
 }
 PLAYED_AT_TYPES = {
-    "BIGINT": "p", "TIMESTAMP": "TIMESTAMP '2024-01-01' + to_seconds(p)", "DATE": "DATE '2024-01-01' + p::INTEGER",
-    "TIMESTAMPTZ": "(TIMESTAMP '2024-01-01' + to_seconds(p))::TIMESTAMPTZ", "VARCHAR": "(DATE '2024-01-01' + p::INTEGER)::VARCHAR",
-    "DOUBLE": "p::DOUBLE", "TIMESTAMP_NS": "(TIMESTAMP '2024-01-01' + to_seconds(p))::TIMESTAMP_NS",
+    "BIGINT": "p",
+    "TIMESTAMP": "TIMESTAMP '2024-01-01' + to_seconds(p)",
+    "DATE": "DATE '2024-01-01' + p::INTEGER",
+    "TIMESTAMPTZ": "(TIMESTAMP '2024-01-01' + to_seconds(p))::TIMESTAMPTZ",
+    "VARCHAR": "(DATE '2024-01-01' + p::INTEGER)::VARCHAR",
+    "DOUBLE": "p::DOUBLE",
+    "TIMESTAMP_NS": "(TIMESTAMP '2024-01-01' + to_seconds(p))::TIMESTAMP_NS",
 }
-SCORE_TYPES = {"DOUBLE": "s", "FLOAT": "s::FLOAT", "VARCHAR": "s::VARCHAR", "INTEGER": "CASE WHEN isfinite(s) THEN round(s)::INTEGER END",
-               "DECIMAL": "CASE WHEN isfinite(s) THEN s::DECIMAL(6, 3) END"}
+SCORE_TYPES = {
+    "DOUBLE": "s",
+    "FLOAT": "s::FLOAT",
+    "VARCHAR": "s::VARCHAR",
+    "INTEGER": "CASE WHEN isfinite(s) THEN round(s)::INTEGER END",
+    "DECIMAL": "CASE WHEN isfinite(s) THEN s::DECIMAL(6, 3) END",
+}
 PLAYER_TYPES = {"VARCHAR": "{c}", "BIGINT": "hash({c}) % 1000"}
 
 
@@ -77,7 +109,9 @@ def match_tables(draw):
     time a clean one (which must replay), else adversarial values and types in every column."""
     clean = draw(st.booleans())
     n = draw(st.integers(0, 25))
-    ids = list(range(n)) if clean or draw(st.booleans()) else draw(st.lists(st.integers(-5, 40), min_size=n, max_size=n))
+    ids = (
+        list(range(n)) if clean or draw(st.booleans()) else draw(st.lists(st.integers(-5, 40), min_size=n, max_size=n))
+    )
     players, usual_score = st.sampled_from(NAMES[:4]), st.sampled_from([0.0, 0.5, 1.0])
     rows = []
     for i in range(n):
@@ -86,20 +120,32 @@ def match_tables(draw):
             b = draw(st.sampled_from([name for name in NAMES if name != a]))
             if "" in (a, b):
                 a, b = a or "empty", b or "empty!"
-            rows.append((ids[i], draw(st.integers(0, 30)), a, b, draw(usual_score), draw(st.sampled_from(["chess", "go", None, "😀"])),
-                         draw(st.sampled_from([1.0, None])), draw(st.integers(0, 3))))
+            rows.append(
+                (
+                    ids[i],
+                    draw(st.integers(0, 30)),
+                    a,
+                    b,
+                    draw(usual_score),
+                    draw(st.sampled_from(["chess", "go", None, "😀"])),
+                    draw(st.sampled_from([1.0, None])),
+                    draw(st.integers(0, 3)),
+                )
+            )
             continue
-        rows.append((
-            sometimes(draw, st.none(), st.just(ids[i]), 10),
-            sometimes(draw, st.none(), st.integers(0, 30), 10),
-            sometimes(draw, st.sampled_from(NAMES + [None]), players, 6),
-            sometimes(draw, st.sampled_from(NAMES + [None]), players, 6),
-            sometimes(draw, st.sampled_from(SCORES), usual_score, 5),
-            draw(st.sampled_from(["chess", "go", None, "😀"])),
-            sometimes(draw, st.sampled_from(WEIGHTS), st.none(), 5),
-            draw(st.one_of(st.none(), st.integers(0, 3))),
-        ))
-    pick = (lambda options, clean_options: draw(st.sampled_from(sorted(clean_options if clean else options))))
+        rows.append(
+            (
+                sometimes(draw, st.none(), st.just(ids[i]), 10),
+                sometimes(draw, st.none(), st.integers(0, 30), 10),
+                sometimes(draw, st.sampled_from(NAMES + [None]), players, 6),
+                sometimes(draw, st.sampled_from(NAMES + [None]), players, 6),
+                sometimes(draw, st.sampled_from(SCORES), usual_score, 5),
+                draw(st.sampled_from(["chess", "go", None, "😀"])),
+                sometimes(draw, st.sampled_from(WEIGHTS), st.none(), 5),
+                draw(st.one_of(st.none(), st.integers(0, 3))),
+            )
+        )
+    pick = lambda options, clean_options: draw(st.sampled_from(sorted(clean_options if clean else options)))
     columns = {
         "match_id": MATCH_ID_TYPES[pick(MATCH_ID_TYPES, CLEAN_MATCH_ID_TYPES)],
         "played_at": PLAYED_AT_TYPES[pick(PLAYED_AT_TYPES, CLEAN_PLAYED_AT_TYPES)],
@@ -116,7 +162,9 @@ def match_tables(draw):
 
 
 def create_matches(con, rows, columns) -> None:
-    con.execute("CREATE OR REPLACE TABLE raw (m BIGINT, p BIGINT, a VARCHAR, b VARCHAR, s DOUBLE, league VARCHAR, w DOUBLE, per BIGINT)")
+    con.execute(
+        "CREATE OR REPLACE TABLE raw (m BIGINT, p BIGINT, a VARCHAR, b VARCHAR, s DOUBLE, league VARCHAR, w DOUBLE, per BIGINT)"
+    )
     if rows:
         con.executemany("INSERT INTO raw VALUES (?, ?, ?, ?, ?, ?, ?, ?)", rows)
     select = ", ".join(f"{expression} AS {name}" for name, expression in columns.items())
@@ -153,8 +201,16 @@ def parameter_calls(draw, defaults: dict):
 
 
 REPLAY_PARAMETERS = {system.name: {p.name: p.default for p in system.parameters} for system in REPLAY_SYSTEMS}
-BT_PARAMETERS = {"prior_sd": 300.0, "method": "mm", "home_advantage": False, "anchor_player": "ann", "anchor_rating": 1500.0,
-                 "uncertainty": "hessian", "seed": 1, "tol": 1e-9}  # resamples and max_iter fixed: bounded cost
+BT_PARAMETERS = {
+    "prior_sd": 300.0,
+    "method": "mm",
+    "home_advantage": False,
+    "anchor_player": "ann",
+    "anchor_rating": 1500.0,
+    "uncertainty": "hessian",
+    "seed": 1,
+    "tol": 1e-9,
+}  # resamples and max_iter fixed: bounded cost
 LR_PARAMETERS = {p.name: p.default for p in LR_TEST_PARAMETERS if p.name not in ("permutations", "lowrank_epochs")}
 
 
@@ -214,9 +270,13 @@ def test_bt_fit_errors_clearly_or_rates_every_player(table, data):
         arguments += ", prior_sd := 300"  # a MAP fit: finite ratings for any schedule
     out = run_or_check(con, f"SELECT league, player FROM bt_fit('t'{arguments}, resamples := 5)", unknown)
     if out is not None:
-        played = rows_of(con, "SELECT DISTINCT league::VARCHAR, player::VARCHAR FROM (SELECT league, player_a AS player FROM t "
-                              "UNION ALL SELECT league, player_b FROM t)" if "league" in columns else
-                         "SELECT DISTINCT NULL, player::VARCHAR FROM (SELECT player_a AS player FROM t UNION ALL SELECT player_b FROM t)")
+        played = rows_of(
+            con,
+            "SELECT DISTINCT league::VARCHAR, player::VARCHAR FROM (SELECT league, player_a AS player FROM t "
+            "UNION ALL SELECT league, player_b FROM t)"
+            if "league" in columns
+            else "SELECT DISTINCT NULL, player::VARCHAR FROM (SELECT player_a AS player FROM t UNION ALL SELECT player_b FROM t)",
+        )
         assert sorted(out, key=repr) == sorted(played, key=repr)
 
 
@@ -227,7 +287,9 @@ def test_bt_lr_test_errors_clearly_or_answers(table, data):
     rows, columns = table
     create_matches(con, rows, columns)
     arguments, unknown = data.draw(parameter_calls(LR_PARAMETERS))
-    out = run_or_check(con, f"SELECT test, n_games FROM bt_lr_test('t'{arguments}, permutations := 3, lowrank_epochs := 3)", unknown)
+    out = run_or_check(
+        con, f"SELECT test, n_games FROM bt_lr_test('t'{arguments}, permutations := 3, lowrank_epochs := 3)", unknown
+    )
     if out is not None and rows:
         n_rows = len(rows)
         assert sum(games for test, games in out if test == "split") == n_rows  # every match counted once per test
@@ -243,21 +305,34 @@ def contest_tables(draw):
                 rows.append((contest, None, player, float(draw(st.integers(1, 4))), None))
         n = 0
     for _ in range(n):
-        rows.append((
-            draw(st.one_of(st.integers(0, 4), st.none())) if draw(st.integers(0, 9)) == 0 else draw(st.integers(0, 4)),
-            draw(st.one_of(st.integers(0, 4), st.none())) if draw(st.integers(0, 9)) == 0 else None,  # None: from contest
-            draw(st.sampled_from(NAMES + [None])) if draw(st.integers(0, 5)) == 0 else draw(st.sampled_from(NAMES[:6])),
-            draw(st.sampled_from([1.0, 2.0, 3.0, 0.0, -1.0, 1.5, math.nan, math.inf, None])) if draw(st.integers(0, 5)) == 0
-            else float(draw(st.integers(1, 4))),
-            draw(st.sampled_from(WEIGHTS)) if draw(st.integers(0, 5)) == 0 else None,
-        ))
+        rows.append(
+            (
+                draw(st.one_of(st.integers(0, 4), st.none()))
+                if draw(st.integers(0, 9)) == 0
+                else draw(st.integers(0, 4)),
+                draw(st.one_of(st.integers(0, 4), st.none()))
+                if draw(st.integers(0, 9)) == 0
+                else None,  # None: from contest
+                draw(st.sampled_from(NAMES + [None]))
+                if draw(st.integers(0, 5)) == 0
+                else draw(st.sampled_from(NAMES[:6])),
+                draw(st.sampled_from([1.0, 2.0, 3.0, 0.0, -1.0, 1.5, math.nan, math.inf, None]))
+                if draw(st.integers(0, 5)) == 0
+                else float(draw(st.integers(1, 4))),
+                draw(st.sampled_from(WEIGHTS)) if draw(st.integers(0, 5)) == 0 else None,
+            )
+        )
     rank = draw(st.sampled_from(["BIGINT", "DOUBLE", "VARCHAR"]))
     played_at = draw(st.sampled_from(["BIGINT", "DATE", "TIMESTAMP", "VARCHAR", "DOUBLE"]))
     columns = {
         "contest_id": draw(st.sampled_from(["c", "'c' || c"])),
-        "played_at": {"BIGINT": "coalesce(p, c)", "DATE": "DATE '2024-01-01' + coalesce(p, c)::INTEGER",
-                      "TIMESTAMP": "TIMESTAMP '2024-01-01' + to_days(coalesce(p, c)::INTEGER)",
-                      "VARCHAR": "(DATE '2024-01-01' + coalesce(p, c)::INTEGER)::VARCHAR", "DOUBLE": "coalesce(p, c)::DOUBLE"}[played_at],
+        "played_at": {
+            "BIGINT": "coalesce(p, c)",
+            "DATE": "DATE '2024-01-01' + coalesce(p, c)::INTEGER",
+            "TIMESTAMP": "TIMESTAMP '2024-01-01' + to_days(coalesce(p, c)::INTEGER)",
+            "VARCHAR": "(DATE '2024-01-01' + coalesce(p, c)::INTEGER)::VARCHAR",
+            "DOUBLE": "coalesce(p, c)::DOUBLE",
+        }[played_at],
         "player": "player",
         "rank": {"BIGINT": "CASE WHEN isfinite(r) THEN r::BIGINT END", "DOUBLE": "r", "VARCHAR": "r::VARCHAR"}[rank],
     }

@@ -26,14 +26,16 @@ def con():
     n = 3000
     a = rng.integers(0, 60, n)
     b = (a + rng.integers(1, 60, n)) % 60
-    matches = pl.DataFrame({
-        "match_id": np.arange(n),
-        "played_at": np.sort(rng.integers(0, 400, n)),
-        "player_a": [f"p{i}" for i in a],
-        "player_b": [f"p{i}" for i in b],
-        "score_a": rng.choice([0.0, 0.5, 1.0], n),
-        "league": rng.choice(["east", "west"], n),
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": np.arange(n),
+            "played_at": np.sort(rng.integers(0, 400, n)),
+            "player_a": [f"p{i}" for i in a],
+            "player_b": [f"p{i}" for i in b],
+            "score_a": rng.choice([0.0, 0.5, 1.0], n),
+            "league": rng.choice(["east", "west"], n),
+        }
+    )
     connection = duckdb.connect()
     duckrate.register(connection)
     connection.register("matches_frame", matches)
@@ -41,7 +43,8 @@ def con():
     for system in SYSTEMS:
         connection.execute(f"CREATE TABLE replay_{system} AS SELECT * FROM {system}_replay('matches')")
     connection.execute(
-        "CREATE TABLE tagged AS " + " UNION ALL BY NAME ".join(f"SELECT '{s}' AS system, * FROM replay_{s}" for s in SYSTEMS)
+        "CREATE TABLE tagged AS "
+        + " UNION ALL BY NAME ".join(f"SELECT '{s}' AS system, * FROM replay_{s}" for s in SYSTEMS)
     )
     yield connection
     connection.close()
@@ -75,7 +78,9 @@ def test_labelled_leaderboard_equals_the_python_function(con):
 
 @pytest.mark.parametrize("bins", [1, 7, 10])
 def test_calibration_bins_in_sql_equal_the_polars_function_within_1e_12(con, bins):
-    replay = con.sql("SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko").pl()
+    replay = con.sql(
+        "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
+    ).pl()
     expected = duckrate.evaluation.calibration_bins(replay, bins=bins).sort("league", "system", "bin")
     actual = con.sql(f"SELECT * FROM calibration_bins('tagged', bins := {bins})").pl().sort("league", "system", "bin")
     assert actual.columns == expected.columns
@@ -88,14 +93,21 @@ def test_sql_marts_do_not_depend_on_the_thread_count(con):
     results = []
     for threads in (1, 4):
         con.execute(f"SET threads = {threads}")
-        results.append([con.sql(f"SELECT * FROM {mart}('tagged')").fetchall() for mart in ("leaderboard", "calibration_bins", "loss_curve", "calibration_summary")])
+        results.append(
+            [
+                con.sql(f"SELECT * FROM {mart}('tagged')").fetchall()
+                for mart in ("leaderboard", "calibration_bins", "loss_curve", "calibration_summary")
+            ]
+        )
     con.execute("RESET threads")
     assert results[0] == results[1]
 
 
 @pytest.mark.parametrize("points", [1, 2, 25, 5000])
 def test_loss_curve_in_sql_equals_the_polars_function_within_1e_12(con, points):
-    replay = con.sql("SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko").pl()
+    replay = con.sql(
+        "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
+    ).pl()
     expected = duckrate.evaluation.loss_curve(replay, points=points).sort("league", "system", "t")
     actual = con.sql(f"SELECT * FROM loss_curve('tagged', points := {points})").pl().sort("league", "system", "t")
     assert actual.columns == expected.columns
@@ -104,20 +116,33 @@ def test_loss_curve_in_sql_equals_the_polars_function_within_1e_12(con, points):
         np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)
 
 
-@pytest.mark.parametrize("options", [
-    {},
-    {"min_games": 0, "warmup": 0.25},
-    {"min_games": 3, "max_sd": 150},
-    {"min_games": 3, "max_sd": {"glicko": 150}, "warmup": 0.1},
-])
+@pytest.mark.parametrize(
+    "options",
+    [
+        {},
+        {"min_games": 0, "warmup": 0.25},
+        {"min_games": 3, "max_sd": 150},
+        {"min_games": 3, "max_sd": {"glicko": 150}, "warmup": 0.1},
+    ],
+)
 def test_calibration_summary_in_sql_equals_the_polars_function_within_1e_12(con, options):
-    replay = con.sql("SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko").pl()
+    replay = con.sql(
+        "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
+    ).pl()
     expected = duckrate.evaluation.calibration_summary(replay, **options).sort("league", "system")
     sql_options = "".join(
-        f", {name} := " + ("MAP {" + ", ".join(f"'{k}': {v}" for k, v in value.items()) + "}" if isinstance(value, dict) else repr(value))
-        for name, value in options.items())
+        f", {name} := "
+        + (
+            "MAP {" + ", ".join(f"'{k}': {v}" for k, v in value.items()) + "}"
+            if isinstance(value, dict)
+            else repr(value)
+        )
+        for name, value in options.items()
+    )
     actual = con.sql(f"SELECT * FROM calibration_summary('tagged'{sql_options})").pl().sort("league", "system")
     assert actual.columns == expected.columns
-    assert actual.select("league", "system", "n", "n_established").equals(expected.select("league", "system", "n", "n_established"))
+    assert actual.select("league", "system", "n", "n_established").equals(
+        expected.select("league", "system", "n", "n_established")
+    )
     for column in ("log_loss", "brier", "accuracy", "log_loss_established"):
         np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)

@@ -3,20 +3,15 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
 import duckdb
 import polars as pl
 import pytest
+from helpers.replay_cases import assert_rows_and_state_equal
+from helpers.state_cases import CASES, history
 from polars.testing import assert_frame_equal
 
 import duckrate
 from duckrate.systems import REPLAY_SYSTEMS
-
-sys.path.insert(0, str(Path(__file__).parents[1] / "unit"))
-from replay_cases import assert_rows_and_state_equal  # noqa: E402
-from test_replay_state import CASES, history, replay_in_batches  # noqa: E402
 
 BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
 ORDER = ["kind", "league", "player", "opponent"]
@@ -53,12 +48,14 @@ def test_sql_continuation_equals_full_replay(con, name, params, weights, periods
     pending = con.sql("SELECT unnest(pending_ids) FROM saved WHERE kind = 'league'").fetchall()
     con.execute(
         "CREATE TABLE rest AS SELECT * FROM all_matches WHERE match_id NOT IN (SELECT match_id FROM first_part) "
-        f"OR match_id::VARCHAR IN (SELECT unnest(pending_ids) FROM saved WHERE kind = 'league')"
+        "OR match_id::VARCHAR IN (SELECT unnest(pending_ids) FROM saved WHERE kind = 'league')"
     )
     assert con.sql(f"SELECT reason FROM {name}_resume_check('rest'{args}, state := 'saved')").fetchall() == [(None,)]
     first = con.sql(f"SELECT * FROM {name}_replay('first_part'{args})").pl()
     rest = con.sql(f"SELECT * FROM {name}_replay('rest'{args}, state := 'saved')").pl()
-    rows = pl.concat([first.filter(~pl.col("match_id").is_in(rest["match_id"].implode())), rest]).sort("league", "seq", nulls_last=True)
+    rows = pl.concat([first.filter(~pl.col("match_id").is_in(rest["match_id"].implode())), rest]).sort(
+        "league", "seq", nulls_last=True
+    )
     full = con.sql(f"SELECT * FROM {name}_replay('all_matches'{args})").pl().sort("league", "seq", nulls_last=True)
     assert_frame_equal(rows, full, check_exact=True)
     continued = con.sql(f"SELECT * FROM {name}_state('rest'{args}, state := 'saved')").pl().sort(ORDER, nulls_last=True)
@@ -67,7 +64,9 @@ def test_sql_continuation_equals_full_replay(con, name, params, weights, periods
     python_state = duckrate.replay_state(name, matches, **params).sort(ORDER, nulls_last=True)
     assert_frame_equal(whole, python_state, check_exact=True)
     assert bool(pending) == bool(periods or "period_length" in params)  # only rating periods stay open
-    assert_rows_and_state_equal(con, f"{name}_replay_and_state('rest'{args}, state := 'saved')", rest, continued, ["league", "seq"], ORDER)
+    assert_rows_and_state_equal(
+        con, f"{name}_replay_and_state('rest'{args}, state := 'saved')", rest, continued, ["league", "seq"], ORDER
+    )
 
 
 def test_resume_check_names_the_late_match(con):

@@ -10,15 +10,30 @@ import polars as pl
 import pytest
 
 import duckrate
+from duckrate.systems import REPLAY_SYSTEMS
 
 N_ROWS = 4000
 KEY = ["league", "seq"]
 NUMBER_COLUMNS = [
-    "score_a", "expected_a", "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
+    "score_a",
+    "expected_a",
+    "rating_a_before",
+    "rating_b_before",
+    "sd_a_before",
+    "sd_b_before",
+    "rating_a_after",
+    "rating_b_after",
+    "sd_a_after",
+    "sd_b_after",
 ]
-PYTHON = {"glicko": duckrate.glicko, "glicko2": duckrate.glicko2, "trueskill": duckrate.trueskill, "chance": duckrate.chance,
-          "elo2k": duckrate.elo2k, "pairwise": duckrate.pairwise}
+PYTHON = {
+    "glicko": duckrate.glicko,
+    "glicko2": duckrate.glicko2,
+    "trueskill": duckrate.trueskill,
+    "chance": duckrate.chance,
+    "elo2k": duckrate.elo2k,
+    "pairwise": duckrate.pairwise,
+}
 
 
 def source_frame(seed: int, fractional: bool) -> pl.DataFrame:
@@ -51,8 +66,10 @@ def load(con, frame: pl.DataFrame, name: str = "matches", extra_sql: str = "") -
 
 
 def arguments(params: dict) -> str:
-    return "".join(f", {name} := {value!r}" if not isinstance(value, str) else f", {name} := '{value}'"
-                   for name, value in params.items())
+    return "".join(
+        f", {name} := {value!r}" if not isinstance(value, str) else f", {name} := '{value}'"
+        for name, value in params.items()
+    )
 
 
 def assert_same(got: pl.DataFrame, want: pl.DataFrame) -> None:
@@ -111,10 +128,12 @@ def test_sql_period_column(con, system):
     assert_same(derived, got)
     # within a period every game starts from the period's state: a player's before-values repeat
     sides = got.filter(pl.col("league") == "chess").with_columns((pl.col("played_at") // 97).alias("period"))
-    before = pl.concat([
-        sides.select("period", player="player_a", rating="rating_a_before"),
-        sides.select("period", player="player_b", rating="rating_b_before"),
-    ])
+    before = pl.concat(
+        [
+            sides.select("period", player="player_a", rating="rating_a_before"),
+            sides.select("period", player="player_b", rating="rating_b_before"),
+        ]
+    )
     assert before.group_by("period", "player").agg(pl.col("rating").n_unique().alias("k"))["k"].max() == 1
 
 
@@ -122,15 +141,22 @@ def test_sql_period_column(con, system):
 def test_sql_priors_with_sd(con, system):
     frame = source_frame(seed=7, fractional=system != "trueskill")
     load(con, frame)
-    scale = {"glicko": (1500.0, 350.0), "glicko2": (1500.0, 350.0), "trueskill": (25.0, 25.0 / 3),
-             "chance": (1500.0, 0.7 * 400 / np.log(10))}[system]
-    priors = pl.DataFrame({
-        "player": ["p0", "p1", "p2", "nobody"],
-        "rating": [scale[0] + scale[1], scale[0] - scale[1] / 2, scale[0], scale[0]],
-        "sd": [scale[1] / 3, None, scale[1] / 2, scale[1]],
-        "volatility": [0.04, 0.08, None, 0.06],
-        "league": [None, "go", None, None],
-    }, schema_overrides={"sd": pl.Float64, "volatility": pl.Float64})
+    scale = {
+        "glicko": (1500.0, 350.0),
+        "glicko2": (1500.0, 350.0),
+        "trueskill": (25.0, 25.0 / 3),
+        "chance": (1500.0, 0.7 * 400 / np.log(10)),
+    }[system]
+    priors = pl.DataFrame(
+        {
+            "player": ["p0", "p1", "p2", "nobody"],
+            "rating": [scale[0] + scale[1], scale[0] - scale[1] / 2, scale[0], scale[0]],
+            "sd": [scale[1] / 3, None, scale[1] / 2, scale[1]],
+            "volatility": [0.04, 0.08, None, 0.06],
+            "league": [None, "go", None, None],
+        },
+        schema_overrides={"sd": pl.Float64, "volatility": pl.Float64},
+    )
     load(con, priors, name="priors")
     got = con.sql(f"SELECT * FROM {system}_replay('matches', priors := 'priors')").pl()
     assert_same(got, PYTHON[system](frame, priors=priors))
@@ -166,7 +192,7 @@ def test_sql_trueskill_rejects_fractional_scores(con):
         con.sql("SELECT * FROM trueskill_replay('matches')").fetchall()
 
 
-@pytest.mark.parametrize("system", ["glicko", "glicko2", "trueskill", "chance", "elo2k", "pairwise"])
+@pytest.mark.parametrize("system", [system.name for system in REPLAY_SYSTEMS])
 def test_sql_determinism_and_threads(con, system):
     load(con, source_frame(seed=9, fractional=system != "trueskill"))
     query = f"SELECT * FROM {system}_replay('matches') ORDER BY league NULLS LAST, seq"

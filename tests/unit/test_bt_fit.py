@@ -61,10 +61,12 @@ def naive_gradient(theta, a, b, s, w, precision=0.0, mu=0.0, alpha=0.0):
 
 def scipy_reference(a, b, s, w, n, precision=0.0, mu=0.0, alpha=False):
     """Direct minimisation (BFGS to a tight gradient tolerance) of the naive objective."""
+
     def fun(x):
         theta, al = (x[:n], x[n]) if alpha else (x, 0.0)
         g, ga = naive_gradient(theta, a, b, s, w, precision, mu, al)
         return naive_objective(theta, a, b, s, w, precision, mu, al), (np.append(g, ga) if alpha else g)
+
     result = minimize(fun, np.zeros(n + alpha), jac=True, method="BFGS", options={"gtol": 1e-10, "maxiter": 10000})
     return result.x
 
@@ -165,17 +167,21 @@ def test_map_with_priors_table_equals_direct_minimisation(games):
     prior_sd = rng.uniform(80.0, 300.0, len(names))
     with_sd = rng.random(len(names)) < 0.5
     has_row = rng.random(len(names)) < 0.8
-    priors = pl.DataFrame({
-        "player": [n for n, keep in zip(names, has_row) if keep],
-        "rating": prior_rating[has_row],
-        "sd": np.where(with_sd, prior_sd, np.nan)[has_row],
-    }).with_columns(pl.col("sd").fill_nan(None))
+    priors = pl.DataFrame(
+        {
+            "player": [n for n, keep in zip(names, has_row) if keep],
+            "rating": prior_rating[has_row],
+            "sd": np.where(with_sd, prior_sd, np.nan)[has_row],
+        }
+    ).with_columns(pl.col("sd").fill_nan(None))
     default_sd = 200.0
     mu = np.where(has_row, (prior_rating - 1500.0) / POINTS, 0.0)
     sigma = np.where(has_row & with_sd, prior_sd, default_sd) / POINTS
     reference = scipy_reference(a, b, s, w, len(names), 1.0 / sigma**2, mu, alpha=True)
     for method in ("newton", "mm"):
-        fit = duckrate.bt_fit(games, prior_sd=default_sd, priors=priors, home_advantage=True, method=method, uncertainty="none")
+        fit = duckrate.bt_fit(
+            games, prior_sd=default_sd, priors=priors, home_advantage=True, method=method, uncertainty="none"
+        )
         theta = (np.array([by_player(fit)[name] for name in names]) - 1500.0) / POINTS
         assert np.max(np.abs(theta - reference[:-1])) < 1e-6
         assert abs(fit["home_advantage"][0] / POINTS - reference[-1]) < 1e-6
@@ -198,7 +204,9 @@ def test_relabelling_players_permutes_the_ratings(games):
     names = sorted(set(games["player_a"]) | set(games["player_b"]))
     rng = np.random.default_rng(2)
     new_names = dict(zip(names, [f"q{i:03d}" for i in rng.permutation(len(names))]))
-    renamed = games.with_columns(pl.col("player_a").replace_strict(new_names), pl.col("player_b").replace_strict(new_names))
+    renamed = games.with_columns(
+        pl.col("player_a").replace_strict(new_names), pl.col("player_b").replace_strict(new_names)
+    )
     for kwargs in ({}, {"prior_sd": 150.0, "home_advantage": True}):
         before = by_player(duckrate.bt_fit(games, uncertainty="hessian", **kwargs))
         after = by_player(duckrate.bt_fit(renamed, uncertainty="hessian", **kwargs))
@@ -209,17 +217,22 @@ def test_draws_are_half_wins_and_weights_multiply_games(games):
     draws = games.filter(pl.col("score_a") == 0.5)
     assert draws.height > 50
     others = games.filter(pl.col("score_a") != 0.5).with_columns(weight=pl.lit(1.0))
-    split = pl.concat([
-        others,
-        draws.with_columns(score_a=pl.lit(1.0), weight=pl.lit(0.5)),
-        draws.with_columns(match_id=pl.col("match_id") + 10**9, score_a=pl.lit(0.0), weight=pl.lit(0.5)),
-    ])
+    split = pl.concat(
+        [
+            others,
+            draws.with_columns(score_a=pl.lit(1.0), weight=pl.lit(0.5)),
+            draws.with_columns(match_id=pl.col("match_id") + 10**9, score_a=pl.lit(0.0), weight=pl.lit(0.5)),
+        ]
+    )
     plain = by_player(duckrate.bt_fit(games, uncertainty="none"))
     halves = by_player(duckrate.bt_fit(split, uncertainty="none"))
     assert max(abs(plain[k] - halves[k]) for k in plain) < 1e-8
     doubled = games.with_columns(weight=pl.lit(2.0))
     twice = pl.concat([games, games.with_columns(match_id=pl.col("match_id") + 10**9)])
-    one, two = by_player(duckrate.bt_fit(doubled, prior_sd=100.0, uncertainty="none")), by_player(duckrate.bt_fit(twice, prior_sd=100.0, uncertainty="none"))
+    one, two = (
+        by_player(duckrate.bt_fit(doubled, prior_sd=100.0, uncertainty="none")),
+        by_player(duckrate.bt_fit(twice, prior_sd=100.0, uncertainty="none")),
+    )
     assert max(abs(one[k] - two[k]) for k in one) < 1e-8
 
 
@@ -251,8 +264,13 @@ def test_anchoring_shifts_only_the_scale(games):
 
 def frame_of(rows):
     return pl.DataFrame(
-        {"match_id": list(range(len(rows))), "played_at": list(range(len(rows))),
-         "player_a": [r[0] for r in rows], "player_b": [r[1] for r in rows], "score_a": [float(r[2]) for r in rows]}
+        {
+            "match_id": list(range(len(rows))),
+            "played_at": list(range(len(rows))),
+            "player_a": [r[0] for r in rows],
+            "player_b": [r[1] for r in rows],
+            "score_a": [float(r[2]) for r in rows],
+        }
     )
 
 
@@ -275,7 +293,9 @@ def test_groups_never_beaten_or_never_met_are_named():
     message = str(error.value)
     assert "{'a1', 'a2'}" in message and "never lost" in message
     assert "{'b1', 'b2'}" in message and "never beat" in message
-    with pytest.raises(DuckrateInputError, match=r"never played anyone outside their group.*\{'a1', 'a2'\}.*\{'b1', 'b2'\}"):
+    with pytest.raises(
+        DuckrateInputError, match=r"never played anyone outside their group.*\{'a1', 'a2'\}.*\{'b1', 'b2'\}"
+    ):
         duckrate.bt_fit(frame_of(top + bottom))
 
 
@@ -325,7 +345,9 @@ def test_hessian_standard_errors_equal_the_numerical_inverse(games):
     fit = duckrate.bt_fit(games, prior_sd=150.0, home_advantage=True, uncertainty="hessian")
     theta = (np.array([by_player(fit)[k] for k in names]) - 1500.0) / POINTS
     precision = 1.0 / (150.0 / POINTS) ** 2
-    covariance = np.linalg.inv(numerical_hessian(a, b, s, w, theta, precision, fit["home_advantage"][0] / POINTS))[:n, :n]
+    covariance = np.linalg.inv(numerical_hessian(a, b, s, w, theta, precision, fit["home_advantage"][0] / POINTS))[
+        :n, :n
+    ]
     centring = np.eye(n) - 1.0 / n
     sd = dict(zip(fit["player"], fit["sd"]))
     expected = np.sqrt(np.diag(centring @ covariance @ centring)) * POINTS
@@ -375,15 +397,37 @@ def test_defaults_are_pinned():
 
     signature = inspect.signature(duckrate.bt_fit)
     assert {name: p.default for name, p in signature.parameters.items() if name != "matches"} == {
-        "prior_sd": None, "priors": None, "method": "newton", "home_advantage": False, "anchor_player": None,
-        "anchor_rating": 1500.0, "uncertainty": "auto", "resamples": 100, "seed": 0, "tol": 1e-9, "max_iter": None,
+        "prior_sd": None,
+        "priors": None,
+        "method": "newton",
+        "home_advantage": False,
+        "anchor_player": None,
+        "anchor_rating": 1500.0,
+        "uncertainty": "auto",
+        "resamples": 100,
+        "seed": 0,
+        "tol": 1e-9,
+        "max_iter": None,
     }
 
 
 def test_output_columns_and_the_uncertainty_choice(games):
     fit = duckrate.bt_fit(games)
-    assert fit.columns == ["league", "player", "rating", "sd", "lower", "upper", "games", "method", "converged",
-                           "iterations", "home_advantage", "uncertainty", "resamples"]
+    assert fit.columns == [
+        "league",
+        "player",
+        "rating",
+        "sd",
+        "lower",
+        "upper",
+        "games",
+        "method",
+        "converged",
+        "iterations",
+        "home_advantage",
+        "uncertainty",
+        "resamples",
+    ]
     assert fit.height == 40 and (fit["uncertainty"] == "hessian").all() and fit["converged"].all()
     assert fit["games"].sum() == 2 * games.height
     assert fit["rating"].is_sorted(descending=True)
@@ -401,8 +445,14 @@ def test_output_columns_and_the_uncertainty_choice(games):
         ({"home_advantage": "yes"}, r"home_advantage = 'yes'; expected true or false"),
         ({"anchor_player": "nobody"}, r"anchor_player 'nobody' has no games"),
         ({"priors": pl.DataFrame({"player": ["x"], "rating": [1600.0]})}, r"priors need prior_sd"),
-        ({"priors": pl.DataFrame({"player": ["x"], "rating": [1600.0]}), "prior_sd": 100.0, "anchor_player": "x"}, r"not both"),
-        ({"prior_sd": 100.0, "priors": pl.DataFrame({"player": ["x"], "rating": [1600.0], "sd": [-1.0]})}, r"column 'sd' has -1.0"),
+        (
+            {"priors": pl.DataFrame({"player": ["x"], "rating": [1600.0]}), "prior_sd": 100.0, "anchor_player": "x"},
+            r"not both",
+        ),
+        (
+            {"prior_sd": 100.0, "priors": pl.DataFrame({"player": ["x"], "rating": [1600.0], "sd": [-1.0]})},
+            r"column 'sd' has -1.0",
+        ),
     ],
 )
 def test_bad_parameters_are_named(games, kwargs, message):
@@ -416,6 +466,8 @@ def test_unknown_parameter_and_bad_rows_are_named(games):
 
     with pytest.raises(DuckrateInputError, match=r"unknown parameter\(s\) k;"):
         fit_columns(columns_from_polars(games), None, {"k": 3})
-    bad = games.with_columns(score_a=pl.when(pl.col("match_id") == games["match_id"][5]).then(1.5).otherwise(pl.col("score_a")))
+    bad = games.with_columns(
+        score_a=pl.when(pl.col("match_id") == games["match_id"][5]).then(1.5).otherwise(pl.col("score_a"))
+    )
     with pytest.raises(DuckrateInputError, match=rf"column 'score_a' has 1.5 at match_id={games['match_id'][5]}"):
         duckrate.bt_fit(bad)

@@ -34,7 +34,9 @@ def scipy_fit(a, b, o, w, n, features, ridge):
             grad[n:] = features.T @ r
         return grad
 
-    return optimize.minimize(f, np.zeros(n + m), jac=g, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10_000})
+    return optimize.minimize(
+        f, np.zeros(n + m), jac=g, method="L-BFGS-B", options={"gtol": 1e-12, "ftol": 1e-15, "maxiter": 10_000}
+    )
 
 
 def small_games(seed, n=12, t=600):
@@ -71,7 +73,17 @@ def bt_games(n=40, t=8000, seed=1, kind="bt", **options):
 
 def test_columns_and_values():
     out = duckrate.bt_lr_test(bt_games(), seed=5, permutations=19)
-    assert out.columns == ["league", "test", "n_players", "n_games", "games_per_player", "statistic", "df", "p_value", "seed"]
+    assert out.columns == [
+        "league",
+        "test",
+        "n_players",
+        "n_games",
+        "games_per_player",
+        "statistic",
+        "df",
+        "p_value",
+        "seed",
+    ]
     assert out["test"].to_list() == list(TESTS)
     assert (out["n_players"] == 40).all() and (out["n_games"] == 8000).all() and (out["seed"] == 5).all()
     assert out["games_per_player"][0] == 400.0
@@ -97,7 +109,7 @@ def test_split_statistic_equals_a_direct_computation():
     flip = rng.random(a.size) < 0.5
     a, b, o = np.where(flip, b, a), np.where(flip, a, b), np.where(flip, 1 - o, o)
     perm = rng.permutation(a.size)
-    train, test = np.sort(perm[: a.size // 2]), np.sort(perm[a.size // 2:])
+    train, test = np.sort(perm[: a.size // 2]), np.sort(perm[a.size // 2 :])
     ones = np.ones(train.size)
     theta = scipy_fit(a[train], b[train], o[train], ones, 15, None, 10.0).x
     features = np.column_stack([theta[a[test]], theta[b[test]]])

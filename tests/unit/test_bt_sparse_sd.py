@@ -8,10 +8,11 @@ is the sampling variance the bootstrap estimates)."""
 
 from __future__ import annotations
 
-import duckrate
 import numpy as np
 import polars as pl
 import pytest
+
+import duckrate
 from duckrate.fits._bt_propagation import propagated_precisions, undirected_edges
 from duckrate.fits._bt_uncertainty import HESSIAN_MAX_PLAYERS
 from duckrate.synthetic import generate_matches
@@ -99,7 +100,9 @@ def test_sparse_sd_is_close_to_the_dense_inverse_hessian(league, case):
     ratio = (both["sd_sparse"] / both["sd"]).to_numpy()
     assert LOW < ratio.min() and ratio.max() < HIGH, (ratio.min(), ratio.max())
     assert abs(ratio.mean() - 1.0) < 0.01
-    np.testing.assert_allclose(both["upper_sparse"] - both["rating_sparse"], 1.959963984540054 * both["sd_sparse"], rtol=1e-12)
+    np.testing.assert_allclose(
+        both["upper_sparse"] - both["rating_sparse"], 1.959963984540054 * both["sd_sparse"], rtol=1e-12
+    )
 
 
 def test_auto_uses_the_dense_inverse_up_to_the_limit_and_the_sparse_hessian_above():
@@ -126,9 +129,18 @@ def test_sparse_falls_back_to_the_bootstrap_where_belief_propagation_diverges():
     # Laplacian is singular, so the messages run away
     n = 12
     names = [f"p{i:02d}" for i in range(n)]
-    rows = [(names[i], names[(i + 1) % n], 1.0) for i in range(n)] + [(names[(i + 1) % n], names[i], 0.0) for i in range(n)]
-    frame = pl.DataFrame({"match_id": range(len(rows)), "played_at": [0] * len(rows), "player_a": [r[0] for r in rows],
-                          "player_b": [r[1] for r in rows], "score_a": [r[2] for r in rows]})
+    rows = [(names[i], names[(i + 1) % n], 1.0) for i in range(n)] + [
+        (names[(i + 1) % n], names[i], 0.0) for i in range(n)
+    ]
+    frame = pl.DataFrame(
+        {
+            "match_id": range(len(rows)),
+            "played_at": [0] * len(rows),
+            "player_a": [r[0] for r in rows],
+            "player_b": [r[1] for r in rows],
+            "score_a": [r[2] for r in rows],
+        }
+    )
     frame = frame.with_columns(pl.col("played_at").cast(pl.Datetime("us")))
     fit = duckrate.bt_fit(frame, uncertainty="sparse", resamples=20)
     assert (fit["uncertainty"] == "bootstrap").all() and fit["resamples"][0] >= 2

@@ -24,6 +24,7 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from helpers.replay_cases import assert_after_state_is_carried_into_the_next_match
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -38,20 +39,38 @@ from duckrate.systems._chance_laplace import grid_cdf_sums, grid_pdf_sums, lapla
 from duckrate.systems._chance_lowrank import cross_approximation, factors
 from duckrate.systems._chance_naive import drift, posterior, toeplitz_apply
 from duckrate.systems.chance import CHANCE, chance, posteriors
-from replay_cases import assert_after_state_is_carried_into_the_next_match
 
 # the module itself (``duckrate.systems.chance`` may also name the function once the package exports it)
 chance_module = importlib.import_module("duckrate.systems.chance")
 
 CONTRACT_COLUMNS = [
-    "league", "seq", "match_id", "played_at", "player_a", "player_b", "score_a", "expected_a",
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
+    "league",
+    "seq",
+    "match_id",
+    "played_at",
+    "player_a",
+    "player_b",
+    "score_a",
+    "expected_a",
+    "rating_a_before",
+    "rating_b_before",
+    "sd_a_before",
+    "sd_b_before",
+    "rating_a_after",
+    "rating_b_after",
+    "sd_a_after",
+    "sd_b_after",
 ]
 STATE_COLUMNS = CONTRACT_COLUMNS[8:]
 DEFAULTS = {
-    "beta": 0.8, "prior_sd": 0.7, "drift_sd": 0.03, "grid_points": 1001, "grid_max": 7.0,
-    "sigmoid": "logistic", "kernel": "gaussian", "algorithm": "fast",
+    "beta": 0.8,
+    "prior_sd": 0.7,
+    "drift_sd": 0.03,
+    "grid_points": 1001,
+    "grid_max": 7.0,
+    "sigmoid": "logistic",
+    "kernel": "gaussian",
+    "algorithm": "fast",
 }
 SCALE = 400.0 / math.log(10.0)
 PROPERTY_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -67,8 +86,13 @@ def frame_of(a, b, scores, leagues=None, played_at=None):
         "player_b": [f"p{i}" for i in b],
         "score_a": [float(s) for s in scores],
     }
-    schema = {"match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-              "score_a": pl.Float64}
+    schema = {
+        "match_id": pl.Int64,
+        "played_at": pl.Int64,
+        "player_a": pl.Utf8,
+        "player_b": pl.Utf8,
+        "score_a": pl.Float64,
+    }
     if leagues is not None:
         data["league"], schema["league"] = list(leagues), pl.Utf8
     return pl.DataFrame(data, schema=schema)
@@ -88,8 +112,14 @@ def random_history(seed, n=200, n_players=12, scores=(0.0, 0.5, 1.0), leagues=("
             "score_a": rng.choice(scores, n).astype(float).tolist(),
             "league": [leagues[i] for i in rng.integers(0, len(leagues), n)],
         },
-        schema={"match_id": pl.Utf8, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-                "score_a": pl.Float64, "league": pl.Utf8},
+        schema={
+            "match_id": pl.Utf8,
+            "played_at": pl.Int64,
+            "player_a": pl.Utf8,
+            "player_b": pl.Utf8,
+            "score_a": pl.Float64,
+            "league": pl.Utf8,
+        },
     )
     return frame.sample(fraction=1.0, shuffle=True, seed=seed)
 
@@ -177,10 +207,17 @@ def reference_chance(frame, priors=None, **params):
         after = display(new[0]) + display(new[1])
         played[league] = played.get(league, 0) + 1
         result[r["match_id"]] = {
-            "league": league, "seq": played[league], "expected_a": float(rho_a @ lam @ rho_b),
-            "rating_a_before": before[0], "rating_b_before": before[2], "sd_a_before": before[1],
-            "sd_b_before": before[3], "rating_a_after": after[0], "rating_b_after": after[2],
-            "sd_a_after": after[1], "sd_b_after": after[3],
+            "league": league,
+            "seq": played[league],
+            "expected_a": float(rho_a @ lam @ rho_b),
+            "rating_a_before": before[0],
+            "rating_b_before": before[2],
+            "sd_a_before": before[1],
+            "sd_b_before": before[3],
+            "rating_a_after": after[0],
+            "rating_b_after": after[2],
+            "sd_a_after": after[1],
+            "sd_b_after": after[3],
         }
     return result, states
 
@@ -275,6 +312,7 @@ def eq_4(m, sigma, beta, y=2000.0):
 
 def eq_4_quad(m, sigma, beta, y=2000.0):
     """The same by adaptive quadrature (scipy quad), as an independent check."""
+
     def weight(z):
         return math.exp(-0.5 * z * z) / (1.0 + 10.0 ** ((y - (m + sigma * z)) / 400.0))
 
@@ -342,8 +380,9 @@ def test_figure_3_1_through_the_replay():
         for m, sigma in ((1000.0, 50.0), (1500.0, 100.0), (1900.0, 80.0), (2300.0, 60.0)):
             priors = pl.DataFrame({"player": ["p0", "p1"], "rating": [m, y], "sd": [sigma, 1e-9]})
             for algorithm in ("naive", "fast"):
-                row = chance(frame_of([0], [1], [1.0]), priors=priors, beta=beta, drift_sd=0.0,
-                             algorithm=algorithm).row(0, named=True)
+                row = chance(
+                    frame_of([0], [1], [1.0]), priors=priors, beta=beta, drift_sd=0.0, algorithm=algorithm
+                ).row(0, named=True)
                 assert row["rating_a_before"] == pytest.approx(m, abs=1e-9)
                 assert row["rating_b_before"] == pytest.approx(y, abs=1e-9) and row["sd_b_before"] < 1e-6
                 change = row["rating_a_after"] - row["rating_a_before"]
@@ -367,8 +406,11 @@ REFERENCE_CASES = {
     "defaults_naive": (dict(algorithm="naive"), 40, FRACTIONAL),
     "coarse_beta_one_fractional": (dict(grid_points=201, grid_max=5.0, beta=1.0, drift_sd=0.1), 300, FRACTIONAL),
     "normal_laplace_kernel": (dict(grid_points=301, sigmoid="normal", kernel="laplace", prior_sd=1.0), 300, DECISIVE),
-    "laplace_laplace": (dict(grid_points=257, sigmoid="laplace", kernel="laplace", algorithm="laplace", beta=0.6), 300,
-                        FRACTIONAL),
+    "laplace_laplace": (
+        dict(grid_points=257, sigmoid="laplace", kernel="laplace", algorithm="laplace", beta=0.6),
+        300,
+        FRACTIONAL,
+    ),
     "laplace_sigmoid_no_drift": (dict(grid_points=201, sigmoid="laplace", drift_sd=0.0), 300, DECISIVE),
 }
 
@@ -425,8 +467,10 @@ def replay_with_states(frame, priors=None, **params):
 
 
 @pytest.mark.parametrize("beta", [0.8, 1.0])
-@pytest.mark.parametrize(("sigmoid", "kernel"), [("logistic", "gaussian"), ("normal", "laplace"),
-                                                 ("laplace", "gaussian"), ("laplace", "laplace")])
+@pytest.mark.parametrize(
+    ("sigmoid", "kernel"),
+    [("logistic", "gaussian"), ("normal", "laplace"), ("laplace", "gaussian"), ("laplace", "laplace")],
+)
 def test_fast_paths_agree_with_naive(sigmoid, kernel, beta, monkeypatch):
     monkeypatch.setattr(chance_module, "FACTORISE_MIN_ROWS", 30)  # fractional results get their own factors
     frame = random_history(21, n=300, n_players=16, scores=(0.0, 0.5, 1.0, 0.3, 0.7), leagues=(None,))
@@ -539,12 +583,20 @@ def test_swapping_sides_mirrors():
                 for when in ("before", "after"):
                     got = mirror[f"{kind}_{other}_{when}"].to_numpy()
                     np.testing.assert_allclose(got, out[f"{kind}_{side}_{when}"].to_numpy(), rtol=0, atol=1e-9)
-        np.testing.assert_allclose(mirror["expected_a"].to_numpy(), 1.0 - out["expected_a"].to_numpy(),
-                                   rtol=0, atol=1e-14)
+        np.testing.assert_allclose(
+            mirror["expected_a"].to_numpy(), 1.0 - out["expected_a"].to_numpy(), rtol=0, atol=1e-14
+        )
 
 
-@pytest.mark.parametrize("params", [{}, {"algorithm": "naive", "grid_points": 401}, {"sigmoid": "normal", "beta": 1.0},
-                                    {"sigmoid": "laplace", "kernel": "laplace"}])
+@pytest.mark.parametrize(
+    "params",
+    [
+        {},
+        {"algorithm": "naive", "grid_points": 401},
+        {"sigmoid": "normal", "beta": 1.0},
+        {"sigmoid": "laplace", "kernel": "laplace"},
+    ],
+)
 def test_draws_between_equals_leave_means_unchanged(params):
     # newcomers, then equal symmetric priors at several ratings (a grid point as the centre keeps ρ symmetric)
     x = grid(params.get("grid_points", 1001), 7.0)
@@ -593,8 +645,11 @@ def test_seq_is_one_based_and_leagues_are_independent():
 def test_weight_column_of_nulls_and_ones_and_period_column_are_accepted():
     frame = random_history(12, n=100)
     plain = chance(frame)
-    for extra in ({"weight": pl.lit(None, dtype=pl.Float64)}, {"weight": pl.lit(1.0)},
-                  {"period": pl.lit(3, dtype=pl.Int64)}):
+    for extra in (
+        {"weight": pl.lit(None, dtype=pl.Float64)},
+        {"weight": pl.lit(1.0)},
+        {"period": pl.lit(3, dtype=pl.Int64)},
+    ):
         assert_frame_equal(chance(frame.with_columns(**extra)), plain, check_exact=True)
 
 
@@ -623,14 +678,16 @@ def histories(draw):
     return frame_of(a, [(i + o) % n_players for i, o in zip(a, offsets)], scores, leagues, played_at)
 
 
-prior_ratings = st.lists(st.tuples(st.floats(700.0, 2300.0), st.one_of(st.none(), st.floats(5.0, 300.0))),
-                         min_size=6, max_size=6)
+prior_ratings = st.lists(
+    st.tuples(st.floats(700.0, 2300.0), st.one_of(st.none(), st.floats(5.0, 300.0))), min_size=6, max_size=6
+)
 
 
 def priors_from(values):
-    return pl.DataFrame({"player": [f"p{i}" for i in range(6)], "rating": [r for r, _ in values],
-                         "sd": [s for _, s in values]},
-                        schema={"player": pl.Utf8, "rating": pl.Float64, "sd": pl.Float64})
+    return pl.DataFrame(
+        {"player": [f"p{i}" for i in range(6)], "rating": [r for r, _ in values], "sd": [s for _, s in values]},
+        schema={"player": pl.Utf8, "rating": pl.Float64, "sd": pl.Float64},
+    )
 
 
 @PROPERTY_SETTINGS
@@ -688,10 +745,20 @@ _DETERMINISM_SCRIPT = textwrap.dedent(
 
 
 def _digest_in_subprocess(threads: int) -> tuple[str, str]:
-    env = {**os.environ, "NUMBA_NUM_THREADS": str(threads), "OMP_NUM_THREADS": str(threads),
-           "OPENBLAS_NUM_THREADS": str(threads), "MKL_NUM_THREADS": str(threads)}
-    completed = subprocess.run([sys.executable, "-c", _DETERMINISM_SCRIPT, str(Path(__file__).parent)],
-                               capture_output=True, text=True, env=env, check=True)
+    env = {
+        **os.environ,
+        "NUMBA_NUM_THREADS": str(threads),
+        "OMP_NUM_THREADS": str(threads),
+        "OPENBLAS_NUM_THREADS": str(threads),
+        "MKL_NUM_THREADS": str(threads),
+    }
+    completed = subprocess.run(
+        [sys.executable, "-c", _DETERMINISM_SCRIPT, str(Path(__file__).parent)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     threads_seen, digest = completed.stdout.split()
     return threads_seen, digest
 
@@ -714,8 +781,14 @@ def test_repeated_runs_are_identical():
 
 
 def base_frame(**extra):
-    rows = {"match_id": [5, 7, 9], "played_at": [1, 2, 3], "player_a": ["ann", "bob", "cy"],
-            "player_b": ["bob", "cy", "ann"], "score_a": [1.0, 0.5, 0.0], **extra}
+    rows = {
+        "match_id": [5, 7, 9],
+        "played_at": [1, 2, 3],
+        "player_a": ["ann", "bob", "cy"],
+        "player_b": ["bob", "cy", "ann"],
+        "score_a": [1.0, 0.5, 0.0],
+        **extra,
+    }
     return pl.DataFrame(rows)
 
 
@@ -740,15 +813,25 @@ def test_prior_sd_must_be_positive(sd):
 @pytest.mark.parametrize(
     ("params", "named"),
     [
-        ({"beta": 0.0}, "beta"), ({"beta": 1.0000001}, "beta"), ({"beta": float("nan")}, "beta"),
-        ({"prior_sd": 0.0}, "prior_sd"), ({"prior_sd": float("inf")}, "prior_sd"),
-        ({"drift_sd": -0.01}, "drift_sd"), ({"drift_sd": float("nan")}, "drift_sd"),
-        ({"grid_points": 2}, "grid_points"), ({"grid_points": 1001.5}, "grid_points"),
+        ({"beta": 0.0}, "beta"),
+        ({"beta": 1.0000001}, "beta"),
+        ({"beta": float("nan")}, "beta"),
+        ({"prior_sd": 0.0}, "prior_sd"),
+        ({"prior_sd": float("inf")}, "prior_sd"),
+        ({"drift_sd": -0.01}, "drift_sd"),
+        ({"drift_sd": float("nan")}, "drift_sd"),
+        ({"grid_points": 2}, "grid_points"),
+        ({"grid_points": 1001.5}, "grid_points"),
         ({"grid_points": float("inf")}, "grid_points"),
-        ({"grid_max": 0.0}, "grid_max"), ({"grid_max": -7.0}, "grid_max"),
-        ({"sigmoid": "cauchy"}, "sigmoid"), ({"sigmoid": 1.0}, "sigmoid"),
-        ({"kernel": "box"}, "kernel"), ({"algorithm": "fft"}, "algorithm"), ({"beta": None}, "beta"),
-        ({"algorithm": "laplace"}, "algorithm"), ({"algorithm": "laplace", "sigmoid": "laplace"}, "algorithm"),
+        ({"grid_max": 0.0}, "grid_max"),
+        ({"grid_max": -7.0}, "grid_max"),
+        ({"sigmoid": "cauchy"}, "sigmoid"),
+        ({"sigmoid": 1.0}, "sigmoid"),
+        ({"kernel": "box"}, "kernel"),
+        ({"algorithm": "fft"}, "algorithm"),
+        ({"beta": None}, "beta"),
+        ({"algorithm": "laplace"}, "algorithm"),
+        ({"algorithm": "laplace", "sigmoid": "laplace"}, "algorithm"),
     ],
 )
 def test_bad_parameters(params, named):
@@ -767,8 +850,13 @@ def test_parameter_spellings():
 
 
 def test_empty_input_returns_empty_frame():
-    schema = {"match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-              "score_a": pl.Float64}
+    schema = {
+        "match_id": pl.Int64,
+        "played_at": pl.Int64,
+        "player_a": pl.Utf8,
+        "player_b": pl.Utf8,
+        "score_a": pl.Float64,
+    }
     out = chance(pl.DataFrame(schema=schema))
     assert out.height == 0 and out.columns == CONTRACT_COLUMNS
     assert out.schema["seq"] == pl.Int64 and out.schema["sd_a_after"] == pl.Float64
@@ -792,8 +880,16 @@ def test_python_defaults_pinned():
     assert defaults == {**DEFAULTS, "priors": None, "state": None, "chunk_size": None}
     assert CHANCE.defaults == DEFAULTS
     assert CHANCE.name == "chance" and CHANCE.has_sd
-    assert DEFAULTS == {"beta": 0.8, "prior_sd": 0.7, "drift_sd": 0.03, "grid_points": 1001, "grid_max": 7,
-                        "sigmoid": "logistic", "kernel": "gaussian", "algorithm": "fast"}
+    assert DEFAULTS == {
+        "beta": 0.8,
+        "prior_sd": 0.7,
+        "drift_sd": 0.03,
+        "grid_points": 1001,
+        "grid_max": 7,
+        "sigmoid": "logistic",
+        "kernel": "gaussian",
+        "algorithm": "fast",
+    }
 
 
 def test_defaults_are_the_explicit_values():
@@ -825,8 +921,25 @@ def _write_golden() -> None:
     expected = sum(rho_a[j] * rho_b[k] * lam[j][k] for j in range(3) for k in range(3))
     squares = {n * n for n in range(1, 11)}
     support = [n for n in range(1, 101) if any(n + d in squares for d in (-1, 0, 1))]
-    ms = [-2000.0, -1000.0, 0.0, 500.0, 1000.0, 1250.0, 1500.0, 1750.0, 1900.0, 2000.0, 2100.0, 2250.0, 2500.0,
-          2750.0, 3000.0, 3500.0, 4000.0]
+    ms = [
+        -2000.0,
+        -1000.0,
+        0.0,
+        500.0,
+        1000.0,
+        1250.0,
+        1500.0,
+        1750.0,
+        1900.0,
+        2000.0,
+        2100.0,
+        2250.0,
+        2500.0,
+        2750.0,
+        3000.0,
+        3500.0,
+        4000.0,
+    ]
     sigmas, betas = [50.0, 100.0, 200.0], [0.8, 0.99, 1.0]
     rows = [[beta, sigma, m, eq_4(m, sigma, beta)] for beta in betas for sigma in sigmas for m in ms]
     newcomers = {}
@@ -843,8 +956,11 @@ def _write_golden() -> None:
             "tolerance_relative). newcomers: one match between two newcomers at the default "
             "parameters by the dense-matrix numpy reference of the test file."
         ),
-        "example_4_1": {"rho_a": [str(v / sum(raw_a)) for v in raw_a], "rho_b": [str(v / sum(raw_b)) for v in raw_b],
-                        "expected": str(expected)},
+        "example_4_1": {
+            "rho_a": [str(v / sum(raw_a)) for v in raw_a],
+            "rho_b": [str(v / sum(raw_b)) for v in raw_b],
+            "expected": str(expected),
+        },
         "example_4_2": {"support": support, "value": str(Fraction(1, len(support)))},
         "figure_3_1": {"beta": betas, "sigma": sigmas, "m": ms, "tolerance_relative": 1e-9, "rows": rows},
         "newcomers": {"tolerance": 1e-9, "rows": newcomers},

@@ -23,7 +23,7 @@ def test_waves_keep_each_players_order_and_never_share_a_player():
     position = {row: p for p, row in enumerate(order.tolist())}
     wave_of = {}
     for w in range(start.shape[0] - 1):
-        rows = grouped[start[w]:start[w + 1]]
+        rows = grouped[start[w] : start[w + 1]]
         players = np.concatenate([a[rows], b[rows]])
         assert len(set(players.tolist())) == players.size  # no player twice in a wave
         assert [position[r] for r in rows] == sorted(position[r] for r in rows)  # replay order within a wave
@@ -41,8 +41,13 @@ def test_the_replay_is_the_same_on_one_thread_and_on_all():
     try:
         for count in (1, max(2, threads)):
             numba.set_num_threads(min(count, numba.config.NUMBA_NUM_THREADS))
-            results.append([duckrate.chance(games), duckrate.chance(games, sigmoid="normal", priors=priors),
-                            duckrate.chance(games.head(3000), algorithm="naive")])
+            results.append(
+                [
+                    duckrate.chance(games),
+                    duckrate.chance(games, sigmoid="normal", priors=priors),
+                    duckrate.chance(games.head(3000), algorithm="naive"),
+                ]
+            )
     finally:
         numba.set_num_threads(threads)
     for serial, parallel in zip(*results):

@@ -11,21 +11,24 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from helpers.state_cases import CASES, history
 from polars.testing import assert_frame_equal
+from test_elo_mmr_state import contest_history
 
 import duckrate
 from duckrate.errors import DuckrateInputError
 from duckrate.systems._chunks import chunk_bounds
-from test_elo_mmr_state import contest_history
-from test_replay_state import CASES, history
 
 STATE_ORDER = ["kind", "league", "player", "opponent"]
 
 
-def assert_same(actual: tuple[pl.DataFrame, pl.DataFrame], expected: tuple[pl.DataFrame, pl.DataFrame], key: list[str]) -> None:
+def assert_same(
+    actual: tuple[pl.DataFrame, pl.DataFrame], expected: tuple[pl.DataFrame, pl.DataFrame], key: list[str]
+) -> None:
     assert_frame_equal(actual[0].sort(key, nulls_last=True), expected[0].sort(key, nulls_last=True), check_exact=True)
-    assert_frame_equal(actual[1].sort(STATE_ORDER, nulls_last=True), expected[1].sort(STATE_ORDER, nulls_last=True),
-                       check_exact=True)
+    assert_frame_equal(
+        actual[1].sort(STATE_ORDER, nulls_last=True), expected[1].sort(STATE_ORDER, nulls_last=True), check_exact=True
+    )
 
 
 @pytest.mark.parametrize("chunk_size", [1, 97, 640])
@@ -38,7 +41,9 @@ def test_chunks_equal_one_replay(name, params, weights, periods, chunk_size):
     assert_same(chunked, whole, ["league", "seq"])
 
 
-@pytest.mark.parametrize("name, params, weights, periods", CASES[:8], ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES[:8])])
+@pytest.mark.parametrize(
+    "name, params, weights, periods", CASES[:8], ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES[:8])]
+)
 def test_chunks_continue_a_saved_state(name, params, weights, periods):
     weights = weights and name not in ("trueskill", "chance")
     matches = history(1200, 40, 8, weights, periods).sort("played_at", "match_id")
@@ -52,8 +57,11 @@ def test_chunks_continue_a_saved_state(name, params, weights, periods):
 
 def test_the_system_functions_take_a_chunk_size():
     matches = history(800, 30, 4, True, False)
-    assert_frame_equal(duckrate.glicko(matches, period_length=1.0, chunk_size=50),
-                       duckrate.glicko(matches, period_length=1.0), check_exact=True)
+    assert_frame_equal(
+        duckrate.glicko(matches, period_length=1.0, chunk_size=50),
+        duckrate.glicko(matches, period_length=1.0),
+        check_exact=True,
+    )
     assert_frame_equal(duckrate.elo(matches, k=20, chunk_size=3), duckrate.elo(matches, k=20), check_exact=True)
 
 
@@ -64,8 +72,13 @@ def test_contest_chunks_equal_one_replay(chunk_size):
     whole = duckrate.replay_with_state("elo_mmr", results, **params)
     chunked = duckrate.replay_with_state("elo_mmr", results, chunk_size=chunk_size, **params)
     assert_same(chunked, whole, ["league", "seq", "rank", "player"])
-    assert_frame_equal(duckrate.elo_mmr(results, chunk_size=chunk_size, **params).sort("league", "seq", "rank", "player", nulls_last=True),
-                       whole[0].sort("league", "seq", "rank", "player", nulls_last=True), check_exact=True)
+    assert_frame_equal(
+        duckrate.elo_mmr(results, chunk_size=chunk_size, **params).sort(
+            "league", "seq", "rank", "player", nulls_last=True
+        ),
+        whole[0].sort("league", "seq", "rank", "player", nulls_last=True),
+        check_exact=True,
+    )
 
 
 def test_chunk_bounds_keep_ties_together_and_sizes_bounded():

@@ -15,14 +15,23 @@ from duckrate.synthetic import generate_matches
 
 
 def _bits(frame: pl.DataFrame) -> list[bytes]:
-    return [frame[c].cast(pl.Utf8).to_arrow().to_string().encode() if frame[c].dtype == pl.Utf8
-            else frame[c].to_numpy().tobytes() for c in frame.columns]
+    return [
+        frame[c].cast(pl.Utf8).to_arrow().to_string().encode()
+        if frame[c].dtype == pl.Utf8
+        else frame[c].to_numpy().tobytes()
+        for c in frame.columns
+    ]
 
 
 def test_marts_are_bit_identical_across_calls_and_row_order():
     games = generate_matches(10_240, 300, n_leagues=3, seed=11)
-    replay = pl.concat([duckrate.glicko(games, period_length=0.01).with_columns(system=pl.lit("glicko")),
-                        duckrate.elo(games).with_columns(system=pl.lit("elo"))], how="diagonal_relaxed")
+    replay = pl.concat(
+        [
+            duckrate.glicko(games, period_length=0.01).with_columns(system=pl.lit("glicko")),
+            duckrate.elo(games).with_columns(system=pl.lit("elo")),
+        ],
+        how="diagonal_relaxed",
+    )
     marts = {
         "calibration_bins": lambda r: evaluation.calibration_bins(r, bins=10),
         "calibration_summary": lambda r: evaluation.calibration_summary(r, min_games=5, warmup=0.1),

@@ -8,14 +8,8 @@ from functools import partial
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from polars.testing import assert_frame_equal
-
-import duckrate
-import replay_cases
-from duckrate import DuckrateInputError
-from replay_cases import (
+from helpers import replay_cases
+from helpers.replay_cases import (
     CONTRACT_COLUMNS,
     MATCH_SCHEMA,
     SD_COLUMNS,
@@ -37,6 +31,12 @@ from replay_cases import (
     python_defaults,
     swap_sides,
 )
+from hypothesis import given
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+import duckrate
+from duckrate import DuckrateInputError
 
 FLOAT_COLUMNS = ["expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after"]
 PRIOR_SCHEMA = {"player": pl.Utf8, "league": pl.Utf8, "rating": pl.Float64}
@@ -72,8 +72,13 @@ def reference_elo(frame, k=32.0, initial=1500.0, scale=400.0, advantage=0.0, a=N
         delta = k_t * w * (r["score_a"] - p)
         rating[(league, pa)], rating[(league, pb)] = ra + delta, rb - delta
         result[r["match_id"]] = {
-            "league": league, "seq": t, "expected_a": p, "rating_a_before": ra, "rating_b_before": rb,
-            "rating_a_after": ra + delta, "rating_b_after": rb - delta,
+            "league": league,
+            "seq": t,
+            "expected_a": p,
+            "rating_a_before": ra,
+            "rating_b_before": rb,
+            "rating_a_after": ra + delta,
+            "rating_b_after": rb - delta,
         }
     return result
 
@@ -155,8 +160,9 @@ def test_many_leagues_sparse_states():
             "league": [f"L{lg}" for lg in league],
         }
     )
-    priors = pl.DataFrame({"player": ["L7p0", "L7p1", "L1999p2"], "rating": [1600.0, 1450.0, 1510.0],
-                           "league": ["L7", None, "L1999"]})
+    priors = pl.DataFrame(
+        {"player": ["L7p0", "L7p1", "L1999p2"], "rating": [1600.0, 1450.0, 1510.0], "league": ["L7", None, "L1999"]}
+    )
     for params in ({}, {"a": 1.0, "b": 2.0}):
         assert_matches_reference(duckrate.elo(frame, priors=priors, **params), frame, priors=priors, **params)
 
@@ -281,8 +287,14 @@ def test_hand_values_draw_weight_schedule_priors():
 
 def test_league_specific_prior_wins_over_general():
     frame = pl.DataFrame(
-        {"match_id": [1, 2], "played_at": [1, 1], "player_a": ["A", "A"], "player_b": ["B", "B"],
-         "score_a": [0.5, 0.5], "league": ["x", "y"]}
+        {
+            "match_id": [1, 2],
+            "played_at": [1, 1],
+            "player_a": ["A", "A"],
+            "player_b": ["B", "B"],
+            "score_a": [0.5, 0.5],
+            "league": ["x", "y"],
+        }
     )
     priors = pl.DataFrame({"player": ["A", "A"], "rating": [1600.0, 1800.0], "league": [None, "y"]})
     out = duckrate.elo(frame, priors=priors)
@@ -390,8 +402,15 @@ def test_bad_parameters(params, named):
     "schema",
     [
         {"match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8, "score_a": pl.Float64},
-        {"match_id": pl.Utf8, "played_at": pl.Datetime("us"), "player_a": pl.Utf8, "player_b": pl.Utf8,
-         "score_a": pl.Float64, "league": pl.Utf8, "weight": pl.Float64},
+        {
+            "match_id": pl.Utf8,
+            "played_at": pl.Datetime("us"),
+            "player_a": pl.Utf8,
+            "player_b": pl.Utf8,
+            "score_a": pl.Float64,
+            "league": pl.Utf8,
+            "weight": pl.Float64,
+        },
     ],
 )
 def test_empty_input_returns_empty_frame(schema):
@@ -402,7 +421,17 @@ def test_empty_input_returns_empty_frame(schema):
 
 
 def test_python_defaults_pinned():
-    assert python_defaults(duckrate.elo) == {"k": 32, "initial": 1500, "scale": 400, "advantage": 0, "a": None, "b": None, "priors": None, "state": None, "chunk_size": None}
+    assert python_defaults(duckrate.elo) == {
+        "k": 32,
+        "initial": 1500,
+        "scale": 400,
+        "advantage": 0,
+        "a": None,
+        "b": None,
+        "priors": None,
+        "state": None,
+        "chunk_size": None,
+    }
 
 
 def test_sql_macro_defaults_match(con):
@@ -437,8 +466,13 @@ def test_priors_for_leagues_absent_from_matches_are_ignored(with_league):
 
 def test_unsigned_match_id_breaks_ties_numerically():
     frame = pl.DataFrame(
-        {"match_id": pl.Series([2**63 + 5, 3], dtype=pl.UInt64), "played_at": [1, 1], "player_a": ["A", "C"],
-         "player_b": ["B", "D"], "score_a": [1.0, 0.0]}
+        {
+            "match_id": pl.Series([2**63 + 5, 3], dtype=pl.UInt64),
+            "played_at": [1, 1],
+            "player_a": ["A", "C"],
+            "player_b": ["B", "D"],
+            "score_a": [1.0, 0.0],
+        }
     )
     out = duckrate.elo(frame)
     assert out.sort("seq")["match_id"].to_list() == [3, 2**63 + 5]

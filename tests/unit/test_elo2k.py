@@ -9,12 +9,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-import duckrate
-from duckrate import DuckrateInputError
-from replay_cases import (
+from helpers.replay_cases import (
     CONTRACT_COLUMNS,
     assert_leagues_are_independent,
     assert_mirrors,
@@ -30,6 +25,11 @@ from replay_cases import (
     random_history,
     swap_sides,
 )
+from hypothesis import given
+from hypothesis import strategies as st
+
+import duckrate
+from duckrate import DuckrateInputError
 
 FLOAT_COLUMNS = ["expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after"]
 PROPERTY_SETTINGS = property_settings(60)
@@ -42,7 +42,9 @@ MASK = (1 << 64) - 1
 
 
 def reference_start(name: str, seed: int, dim: int, init_max: float):
-    state = int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8, key=seed.to_bytes(8, "little", signed=True)).digest(), "little")
+    state = int.from_bytes(
+        hashlib.blake2b(name.encode(), digest_size=8, key=seed.to_bytes(8, "little", signed=True)).digest(), "little"
+    )
     values = []
     for _ in range(2 * dim):
         state = (state + 0x9E3779B97F4A7C15) & MASK
@@ -54,8 +56,9 @@ def reference_start(name: str, seed: int, dim: int, init_max: float):
     return values[:dim], values[dim:]
 
 
-def reference_elo2k(frame, dim=4, eta=32 * math.log(10) / 400, a=None, b=None, seed=0, init_max=0.1,
-                    initial=1500.0, scale=400.0):
+def reference_elo2k(
+    frame, dim=4, eta=32 * math.log(10) / 400, a=None, b=None, seed=0, init_max=0.1, initial=1500.0, scale=400.0
+):
     rows = frame.to_dicts()
     leagues = {}
     for r in rows:
@@ -87,9 +90,13 @@ def reference_elo2k(frame, dim=4, eta=32 * math.log(10) / 400, a=None, b=None, s
             v[pa_] = [va[d] - g * ub[d] for d in range(dim)]
             v[pb] = [vb[d] + g * ua[d] for d in range(dim)]
             expected[r["match_id"]] = {
-                "league": league, "seq": t, "expected_a": p,
-                "rating_a_before": before[0], "rating_b_before": before[1],
-                "rating_a_after": field_rating(pa_), "rating_b_after": field_rating(pb),
+                "league": league,
+                "seq": t,
+                "expected_a": p,
+                "rating_a_before": before[0],
+                "rating_b_before": before[1],
+                "rating_a_after": field_rating(pa_),
+                "rating_b_after": field_rating(pb),
             }
     return expected
 
@@ -107,8 +114,14 @@ PARAMETER_SETS = {
 def test_matches_reference(seed, params):
     frame = random_history(seed, n=250, n_players=9)
     out = duckrate.elo2k(frame, **params)
-    assert_rows_match_reference(out, frame, reference_elo2k(frame, **params), FLOAT_COLUMNS, tol=1e-9,
-                                null_columns=["sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after"])
+    assert_rows_match_reference(
+        out,
+        frame,
+        reference_elo2k(frame, **params),
+        FLOAT_COLUMNS,
+        tol=1e-9,
+        null_columns=["sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after"],
+    )
 
 
 def test_start_depends_only_on_name_and_seed():
@@ -116,8 +129,15 @@ def test_start_depends_only_on_name_and_seed():
     first forecast is the same as in a crowd."""
     crowd = random_history(3, n=200, n_players=8, leagues=(None,))
     first = duckrate.elo2k(crowd).sort("seq").row(0, named=True)
-    alone = pl.DataFrame({"match_id": [1], "played_at": [0], "player_a": [first["player_a"]],
-                          "player_b": [first["player_b"]], "score_a": [1.0]})
+    alone = pl.DataFrame(
+        {
+            "match_id": [1],
+            "played_at": [0],
+            "player_a": [first["player_a"]],
+            "player_b": [first["player_b"]],
+            "score_a": [1.0],
+        }
+    )
     assert duckrate.elo2k(alone)["expected_a"][0] == first["expected_a"]
     assert duckrate.elo2k(alone, seed=1)["expected_a"][0] != first["expected_a"]
 
@@ -152,8 +172,14 @@ def test_rock_paper_scissors_is_learned():
 @given(histories(), st.integers(1, 5), st.floats(0.01, 1.0), st.integers(-5, 5))
 def test_property_matches_reference(history, dim, eta, seed):
     out = duckrate.elo2k(history, dim=dim, eta=eta, seed=seed, init_max=0.5)
-    assert_rows_match_reference(out, history, reference_elo2k(history, dim=dim, eta=eta, seed=seed, init_max=0.5),
-                                FLOAT_COLUMNS, tol=1e-9, null_columns=["sd_a_before"])
+    assert_rows_match_reference(
+        out,
+        history,
+        reference_elo2k(history, dim=dim, eta=eta, seed=seed, init_max=0.5),
+        FLOAT_COLUMNS,
+        tol=1e-9,
+        null_columns=["sd_a_before"],
+    )
 
 
 @PROPERTY_SETTINGS
@@ -191,16 +217,34 @@ def test_hand_values_one_match():
 
 def test_defaults_are_pinned():
     assert python_defaults(duckrate.elo2k) == {
-        "dim": 4, "eta": 32 * math.log(10) / 400, "a": None, "b": None, "seed": 0, "init_max": 0.1,
-        "initial": 1500.0, "scale": 400.0, "priors": None, "state": None, "chunk_size": None,
+        "dim": 4,
+        "eta": 32 * math.log(10) / 400,
+        "a": None,
+        "b": None,
+        "seed": 0,
+        "init_max": 0.1,
+        "initial": 1500.0,
+        "scale": 400.0,
+        "priors": None,
+        "state": None,
+        "chunk_size": None,
     }
-    assert duckrate.systems.ELO2K.defaults == {k: v for k, v in python_defaults(duckrate.elo2k).items() if k not in ("priors", "state", "chunk_size")}
+    assert duckrate.systems.ELO2K.defaults == {
+        k: v for k, v in python_defaults(duckrate.elo2k).items() if k not in ("priors", "state", "chunk_size")
+    }
 
 
-@pytest.mark.parametrize(("params", "shown"), [
-    ({"dim": 0}, "dim = 0"), ({"dim": 2.5}, "dim = 2.5"), ({"eta": -1.0}, "eta"), ({"a": 1.0}, "a and b"),
-    ({"init_max": float("nan")}, "init_max"), ({"seed": 1.5}, "seed"),
-])
+@pytest.mark.parametrize(
+    ("params", "shown"),
+    [
+        ({"dim": 0}, "dim = 0"),
+        ({"dim": 2.5}, "dim = 2.5"),
+        ({"eta": -1.0}, "eta"),
+        ({"a": 1.0}, "a and b"),
+        ({"init_max": float("nan")}, "init_max"),
+        ({"seed": 1.5}, "seed"),
+    ],
+)
 def test_bad_parameters(params, shown):
     with pytest.raises(DuckrateInputError, match=shown):
         duckrate.elo2k(one_match(), **params)

@@ -10,7 +10,8 @@ import math
 import numpy as np
 import polars as pl
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import duckrate
 from duckrate import DuckrateInputError
@@ -19,8 +20,6 @@ from duckrate.systems._mmr_fast import performances_fast
 from duckrate.systems._mmr_history import robust_average
 from duckrate.systems._mmr_phase1 import performances_exact
 from duckrate.systems.elo_mmr import BETA, DRIFT, ELO_MMR, contest_scales
-
-elommr = pytest.importorskip("elommr")
 
 # elommr's defaults (the reference's older parameterisation): weight_limit 0.2, sig_limit 80, so
 # β = 80·√(1 + 1/0.2) and γ² = 0.2·80².
@@ -33,18 +32,30 @@ def results(n_contests=25, per_contest=40, pool=120, seed=3, tie_rate=0.1, n_lea
 
 
 def run_elommr(frame: pl.DataFrame, weights=None, **settings_):
-    """Replay ``frame`` with elommr: {(contest_id, player): (rating, sd, performance)}."""
+    """Replay ``frame`` with elommr: {(contest_id, player): (rating, sd, performance)}. elommr is a test
+    dependency: without it the two tests that call this fail (ImportError), the others still run."""
+    import elommr
+
     system = elommr.EloMMR(**settings_)
     players, out = {}, {}
     for (contest,), group in frame.sort("contest_id", "rank").group_by(["contest_id"], maintain_order=True):
         ranks, names = group["rank"].to_list(), group["player"].to_list()
         tied = {r: ranks.count(r) for r in set(ranks)}
-        standings = [(players.setdefault(name, elommr.Player()), r - 1, r - 2 + tied[r]) for name, r in zip(names, ranks)]
-        system.round_update(standings, contest_time=group["played_at"][0].timestamp(),
-                            weight=1.0 if weights is None else weights[contest])
+        standings = [
+            (players.setdefault(name, elommr.Player()), r - 1, r - 2 + tied[r]) for name, r in zip(names, ranks)
+        ]
+        system.round_update(
+            standings,
+            contest_time=group["played_at"][0].timestamp(),
+            weight=1.0 if weights is None else weights[contest],
+        )
         for name in names:
             player = players[name]
-            out[(contest, name)] = (player.approx_posterior.mu, player.approx_posterior.sig, player._logistic_factors[-1].mu)
+            out[(contest, name)] = (
+                player.approx_posterior.mu,
+                player.approx_posterior.sig,
+                player._logistic_factors[-1].mu,
+            )
     return out
 
 
@@ -71,8 +82,15 @@ def test_agrees_with_elommr_on_weights_time_drift_history_cap_and_transfer_rate(
     weights = {c: 0.5 + (c % 4) * 0.5 for c in range(1, 21)}  # 0.5, 1, 1.5, 2
     frame = frame.with_columns(weight=pl.col("contest_id").replace_strict(weights, return_dtype=pl.Float64))
     per_day = 3.0  # drift sd per day; elommr takes a variance per second
-    ours = duckrate.elo_mmr(frame, beta=ELOMMR_BETA, drift=ELOMMR_DRIFT, drift_per_day=per_day, rho=0.5,
-                            max_history=4, history_tolerance=0.0)
+    ours = duckrate.elo_mmr(
+        frame,
+        beta=ELOMMR_BETA,
+        drift=ELOMMR_DRIFT,
+        drift_per_day=per_day,
+        rho=0.5,
+        max_history=4,
+        history_tolerance=0.0,
+    )
     reference = run_elommr(frame, weights, drift_per_sec=per_day**2 / 86_400, transfer_speed=0.5, max_history=4)
     worst = max_difference(ours, reference)
     assert max(worst.values()) < 1e-6, worst
@@ -87,9 +105,17 @@ def test_default_history_tolerance_changes_nothing_visible():
 
 def test_defaults_are_the_reference_implementations():
     assert ELO_MMR.defaults == {
-        "variant": "logistic", "initial": 1500.0, "initial_sd": 350.0, "beta": 200.0,
-        "drift": pytest.approx(80.0**2 / math.sqrt(200.0**2 - 80.0**2)), "drift_per_day": 0.0, "rho": 1.0,
-        "max_history": None, "max_opponents": None, "history_tolerance": 1e-12, "algorithm": "fast",
+        "variant": "logistic",
+        "initial": 1500.0,
+        "initial_sd": 350.0,
+        "beta": 200.0,
+        "drift": pytest.approx(80.0**2 / math.sqrt(200.0**2 - 80.0**2)),
+        "drift_per_day": 0.0,
+        "rho": 1.0,
+        "max_history": None,
+        "max_opponents": None,
+        "history_tolerance": 1e-12,
+        "algorithm": "fast",
     }
     assert DRIFT == pytest.approx(34.914862, abs=1e-6)
     signature = inspect.signature(duckrate.elo_mmr).parameters
@@ -116,7 +142,9 @@ def phase1_inputs(rng, n, tie_rate):
     return mu[order].copy(), dbar[order].copy(), rank.astype(np.int64), groups
 
 
-@pytest.mark.parametrize("n, tie_rate, seed", [(2, 0.0, 0), (7, 0.5, 1), (300, 0.05, 2), (3000, 0.01, 3), (20000, 0.02, 4)])
+@pytest.mark.parametrize(
+    "n, tie_rate, seed", [(2, 0.0, 0), (7, 0.5, 1), (300, 0.05, 2), (3000, 0.01, 3), (20000, 0.02, 4)]
+)
 def test_fast_phase1_matches_the_exact_solve(n, tie_rate, seed):
     mu, dbar, rank, groups = phase1_inputs(np.random.default_rng(seed), n, tie_rate)
     fast = np.empty(len(groups) - 1)
@@ -159,11 +187,14 @@ def test_gaussian_variant_is_memoryless_and_exact_for_a_two_player_contest():
 
 # ---- Theorem 5.5: aligned incentives -----------------------------------------------------------------
 
+
 def two_contests(first_ranks, second_ranks):
     """Player 'i' in two contests against disjoint fields, so others' ratings cannot depend on i."""
     rows = [(1, f"a{k}", r) for k, r in enumerate(first_ranks[1:])] + [(1, "i", first_ranks[0])]
     rows += [(2, f"b{k}", r) for k, r in enumerate(second_ranks[1:])] + [(2, "i", second_ranks[0])]
-    return pl.DataFrame(rows, schema=["contest_id", "player", "rank"], orient="row").with_columns(played_at=pl.col("contest_id"))
+    return pl.DataFrame(rows, schema=["contest_id", "player", "rank"], orient="row").with_columns(
+        played_at=pl.col("contest_id")
+    )
 
 
 def final_rating(frame, **params):
@@ -185,10 +216,14 @@ def test_aligned_incentives(first, second, variant, rho, algorithm):
     if first[0] == 1:
         return
     better = [first[0] - 1] + first[1:]
-    assert final_rating(two_contests(better, second), **params) > final_rating(two_contests(first, second), **params) - 1e-9
+    assert (
+        final_rating(two_contests(better, second), **params)
+        > final_rating(two_contests(first, second), **params) - 1e-9
+    )
 
 
 # ---- Theorem 5.6: memoryless monotonicity ------------------------------------------------------------
+
 
 @settings(max_examples=30, deadline=None)
 @given(
@@ -199,8 +234,13 @@ def test_aligned_incentives(first, second, variant, rho, algorithm):
     variant=st.sampled_from(["gaussian", "logistic-inf"]),
 )
 def test_memoryless_monotonicity(gap, sd, others, i_wins, variant):
-    priors = pl.DataFrame({"player": ["i", "j"] + [f"o{k}" for k in range(len(others))],
-                           "rating": [1500.0 + gap, 1500.0] + others, "sd": [sd, sd] + [200.0] * len(others)})
+    priors = pl.DataFrame(
+        {
+            "player": ["i", "j"] + [f"o{k}" for k in range(len(others))],
+            "rating": [1500.0 + gap, 1500.0] + others,
+            "sd": [sd, sd] + [200.0] * len(others),
+        }
+    )
     n = 2 + len(others)
     order = (["i", "j"] if i_wins else ["j", "i"]) + [f"o{k}" for k in range(len(others))]
     rng = np.random.default_rng(len(others))
@@ -221,6 +261,7 @@ def test_memoryless_monotonicity(gap, sd, others, i_wins, variant):
 
 
 # ---- Theorem 5.7: bounded change -------------------------------------------------------------------
+
 
 @settings(max_examples=50, deadline=None)
 @given(
@@ -247,22 +288,41 @@ def test_rating_change_is_bounded(w0, p0, history, beta_t, sign):
 
 # ---- validation, parameters, determinism -------------------------------------------------------------
 
+
 def small():
-    return pl.DataFrame({"contest_id": [1, 1, 1, 2, 2], "played_at": [1, 1, 1, 2, 2],
-                         "player": ["a", "b", "c", "a", "c"], "rank": [1, 2, 2, 2, 1]})
+    return pl.DataFrame(
+        {
+            "contest_id": [1, 1, 1, 2, 2],
+            "played_at": [1, 1, 1, 2, 2],
+            "player": ["a", "b", "c", "a", "c"],
+            "rank": [1, 2, 2, 2, 1],
+        }
+    )
 
 
-@pytest.mark.parametrize("change, message", [
-    ({"player": ["a", None, "c", "a", "c"]}, "column 'player' has None at (contest_id=1, player=None)"),
-    ({"rank": [1, None, 2, 2, 1]}, "column 'rank' has None at (contest_id=1, player='b')"),
-    ({"rank": [1, 0, 2, 2, 1]}, "column 'rank' has 0 at (contest_id=1, player='b'); expected a rank >= 1"),
-    ({"rank": [1.0, 2.5, 2.0, 2.0, 1.0]}, "column 'rank' has 2.5 at (contest_id=1, player='b')"),
-    ({"player": ["a", "b", "a", "a", "c"]}, "column 'player' has 'a' at (contest_id=1, player='a'); expected each player at most once per contest"),
-    ({"played_at": [1, 1, 2, 2, 2]}, "column 'played_at' has 2 at (contest_id=1, player='c'); expected one played_at per contest"),
-    ({"contest_id": [1, 1, None, 2, 2]}, "column 'contest_id' has None at (contest_id=None, player='c')"),
-    ({"weight": [1.0, 1.0, 1.0, -2.0, -2.0]}, "column 'weight' has -2.0 at (contest_id=2, player='a')"),
-    ({"weight": [1.0, 2.0, 1.0, 1.0, 1.0]}, "column 'weight' has 2.0 at (contest_id=1, player='b'); expected one weight per contest"),
-])
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        ({"player": ["a", None, "c", "a", "c"]}, "column 'player' has None at (contest_id=1, player=None)"),
+        ({"rank": [1, None, 2, 2, 1]}, "column 'rank' has None at (contest_id=1, player='b')"),
+        ({"rank": [1, 0, 2, 2, 1]}, "column 'rank' has 0 at (contest_id=1, player='b'); expected a rank >= 1"),
+        ({"rank": [1.0, 2.5, 2.0, 2.0, 1.0]}, "column 'rank' has 2.5 at (contest_id=1, player='b')"),
+        (
+            {"player": ["a", "b", "a", "a", "c"]},
+            "column 'player' has 'a' at (contest_id=1, player='a'); expected each player at most once per contest",
+        ),
+        (
+            {"played_at": [1, 1, 2, 2, 2]},
+            "column 'played_at' has 2 at (contest_id=1, player='c'); expected one played_at per contest",
+        ),
+        ({"contest_id": [1, 1, None, 2, 2]}, "column 'contest_id' has None at (contest_id=None, player='c')"),
+        ({"weight": [1.0, 1.0, 1.0, -2.0, -2.0]}, "column 'weight' has -2.0 at (contest_id=2, player='a')"),
+        (
+            {"weight": [1.0, 2.0, 1.0, 1.0, 1.0]},
+            "column 'weight' has 2.0 at (contest_id=1, player='b'); expected one weight per contest",
+        ),
+    ],
+)
 def test_bad_results_name_column_key_and_value(change, message):
     frame = small().with_columns(pl.Series(name, values) for name, values in change.items())
     with pytest.raises(DuckrateInputError) as error:
@@ -273,9 +333,13 @@ def test_bad_results_name_column_key_and_value(change, message):
 def test_missing_column_and_bad_parameters():
     with pytest.raises(DuckrateInputError, match="missing column"):
         duckrate.elo_mmr(small().drop("rank"))
-    for params, message in [({"rho": -1.0}, "parameter rho"), ({"variant": "tanh"}, "parameter variant"),
-                            ({"max_history": 0}, "parameter max_history"), ({"beta": 0.0}, "parameter beta"),
-                            ({"max_opponents": 1}, "parameter max_opponents")]:
+    for params, message in [
+        ({"rho": -1.0}, "parameter rho"),
+        ({"variant": "tanh"}, "parameter variant"),
+        ({"max_history": 0}, "parameter max_history"),
+        ({"beta": 0.0}, "parameter beta"),
+        ({"max_opponents": 1}, "parameter max_opponents"),
+    ]:
         with pytest.raises(DuckrateInputError, match=message):
             duckrate.elo_mmr(small(), **params)
     with pytest.raises(DuckrateInputError, match="unknown parameter"):
@@ -309,5 +373,7 @@ def test_opponent_subsampling_uses_the_nearest_ratings():
     sampled = duckrate.elo_mmr(frame, max_opponents=20)
     assert (sampled["rating_after"] - everyone["rating_after"]).abs().max() > 0
     # an approximation: the final ratings still agree closely in order with the full solve
-    final = lambda out: out.sort("seq").group_by("player", maintain_order=True).agg(pl.col("rating_after").last()).sort("player")
+    final = lambda out: (
+        out.sort("seq").group_by("player", maintain_order=True).agg(pl.col("rating_after").last()).sort("player")
+    )
     assert np.corrcoef(final(sampled)["rating_after"], final(everyone)["rating_after"])[0, 1] > 0.95

@@ -15,6 +15,7 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from helpers.contest_cases import KEY, contest_history, contest_order, in_batches
 from polars.testing import assert_frame_equal
 
 import duckrate
@@ -22,55 +23,6 @@ from duckrate import RebuildRequired
 from duckrate.systems._contest_state import STATE_ORDER
 from duckrate.systems._mmr_beliefs import HEADER
 from duckrate.systems._state import STATE_COLUMNS
-
-KEY = ["league", "seq", "rank", "player"]
-
-
-def contest_history(n_contests: int, seed: int, weights: bool = True, string_ids: bool = False) -> pl.DataFrame:
-    """Random contests over a few weeks: 2-14 players each from a pool that grows over time (newcomers
-    keep arriving), ranks with ties, several contests a day (ties in played_at), ids not in time order."""
-    rng = np.random.default_rng(seed)
-    days = np.sort(rng.integers(0, 30, n_contests))
-    ids = rng.permutation(n_contests) + 100
-    leagues = rng.choice(np.array(["east", "west", None], dtype=object), n_contests)
-    frames = []
-    for c in range(n_contests):
-        pool = 8 + 2 * c  # later contests reach players never seen before
-        size = int(rng.integers(2, 15))
-        players = rng.choice(pool, size=min(size, pool), replace=False)
-        ranks = np.sort(rng.integers(1, size + 1, len(players)))
-        ranks[0] = 1
-        frames.append(pl.DataFrame({
-            "contest_id": [f"c{ids[c]:04d}" if string_ids else int(ids[c])] * len(players),
-            "played_at": pl.Series([int(days[c])] * len(players), dtype=pl.Int64).cast(pl.Date),
-            "league": pl.Series([leagues[c]] * len(players), dtype=pl.Utf8),
-            "player": [f"p{p}" for p in players],
-            "rank": ranks.astype(np.int64),
-            "weight": pl.Series([float(rng.choice([1.0, 0.5, 2.0])) if weights and c % 3 else None] * len(players), dtype=pl.Float64),
-        }))
-    frame = pl.concat(frames)
-    if not weights:
-        frame = frame.drop("weight")
-    return frame.sample(fraction=1.0, shuffle=True, seed=seed)  # input row order carries no meaning
-
-
-def contest_order(results: pl.DataFrame) -> pl.DataFrame:
-    """The contests in replay order: (played_at, contest_id), one row each."""
-    return results.select("league", "contest_id", "played_at").unique().sort("played_at", "contest_id", "league", nulls_last=True)
-
-
-def in_batches(results: pl.DataFrame, cuts: list[int], params: dict, priors=None):
-    """Replay ``results`` in batches of whole contests cut at ``cuts`` (positions in replay order), each
-    continuing the state of the last. Returns (rows, state)."""
-    contests = contest_order(results)
-    bounds = [0, *cuts, contests.height]
-    parts, state = [], None
-    for start, stop in zip(bounds[:-1], bounds[1:]):
-        batch = results.join(contests[start:stop], on=["league", "contest_id", "played_at"], how="semi", nulls_equal=True)
-        rows, state = duckrate.replay_with_state("elo_mmr", batch, state=state, priors=priors, **params)
-        parts.append(rows)
-    return pl.concat(parts).sort(KEY, nulls_last=True), state
-
 
 CASES = [
     {},
@@ -99,8 +51,14 @@ def test_batches_equal_one_replay(params, seed):
 
 def test_priors_apply_to_newcomers_of_later_batches():
     results = contest_history(30, 3)
-    priors = pl.DataFrame({"player": ["p40", "p3", "p55"], "league": [None, "east", None],
-                           "rating": [2100.0, 1200.0, 1800.0], "sd": [90.0, None, 400.0]})
+    priors = pl.DataFrame(
+        {
+            "player": ["p40", "p3", "p55"],
+            "league": [None, "east", None],
+            "rating": [2100.0, 1200.0, 1800.0],
+            "sd": [90.0, None, 400.0],
+        }
+    )
     params = {"max_history": 2, "drift_per_day": 3.0}
     full, full_state = duckrate.replay_with_state("elo_mmr", results, priors=priors, **params)
     rows, state = in_batches(results, [4, 17], params, priors=priors)
@@ -167,17 +125,23 @@ def test_late_contest_refused():
     contests, head, tail = _split(results, 20)
     _, state = duckrate.replay_with_state("elo_mmr", head)
     old = contests[5]
-    late = results.filter((pl.col("contest_id") == old["contest_id"][0])).with_columns(pl.lit(99999, dtype=pl.Int64).alias("contest_id"))
+    late = results.filter(pl.col("contest_id") == old["contest_id"][0]).with_columns(
+        pl.lit(99999, dtype=pl.Int64).alias("contest_id")
+    )
     with pytest.raises(RebuildRequired, match="contest_id 99999 arrived late for league"):
         duckrate.replay_with_state("elo_mmr", pl.concat([tail, late]), state=state)
     duckrate.replay_with_state("elo_mmr", tail, state=state)  # without it: continues
 
 
 def test_same_played_at_later_contest_id_continues_earlier_refused():
-    rows = pl.DataFrame({
-        "contest_id": [1, 1, 2, 2, 3, 3], "played_at": [5, 5, 5, 5, 5, 5], "player": ["a", "b", "b", "c", "a", "c"],
-        "rank": [1, 2, 1, 2, 2, 1],
-    })
+    rows = pl.DataFrame(
+        {
+            "contest_id": [1, 1, 2, 2, 3, 3],
+            "played_at": [5, 5, 5, 5, 5, 5],
+            "player": ["a", "b", "b", "c", "a", "c"],
+            "rank": [1, 2, 1, 2, 2, 1],
+        }
+    )
     full, full_state = duckrate.replay_with_state("elo_mmr", rows)
     first, state = duckrate.replay_with_state("elo_mmr", rows[:4])
     rest, rest_state = duckrate.replay_with_state("elo_mmr", rows[4:], state=state)
@@ -195,7 +159,9 @@ def test_contest_replayed_again_refused():
     # contest 3 again, moved after the saved ones: not late, but already replayed
     again = results.join(contests[3:4], on=["league", "contest_id", "played_at"], how="semi", nulls_equal=True)
     again = again.with_columns(pl.lit(tail["played_at"].max()).alias("played_at"))
-    with pytest.raises(RebuildRequired, match=f"contest_id {contests['contest_id'][3]} of league .* was already replayed"):
+    with pytest.raises(
+        RebuildRequired, match=f"contest_id {contests['contest_id'][3]} of league .* was already replayed"
+    ):
         duckrate.replay_with_state("elo_mmr", pl.concat([tail, again]), state=state)
 
 
@@ -208,8 +174,9 @@ def test_other_parameters_system_and_time_type_refused():
     with pytest.raises(RebuildRequired, match="parameters"):
         duckrate.elo_mmr(tail, beta=150.0, algorithm="exact", state=state)
     with pytest.raises(RebuildRequired, match="played_at was days"):
-        duckrate.replay_with_state("elo_mmr", tail.with_columns(pl.col("played_at").cast(pl.Datetime("us"))),
-                                   state=state, beta=150.0)
+        duckrate.replay_with_state(
+            "elo_mmr", tail.with_columns(pl.col("played_at").cast(pl.Datetime("us"))), state=state, beta=150.0
+        )
     matches = pl.DataFrame({"match_id": [1], "played_at": [1], "player_a": ["a"], "player_b": ["b"], "score_a": [1.0]})
     elo_state = duckrate.replay_state("elo", matches)
     with pytest.raises(RebuildRequired, match="saved by elo; expected a elo_mmr state"):
@@ -223,6 +190,7 @@ def test_malformed_player_row_refused():
     _, head, tail = _split(results, 5)
     state = duckrate.replay_state("elo_mmr", head, max_history=2)
     broken = state.with_columns(
-        pl.when(pl.col("kind") == "player").then(pl.col("value").list.head(7)).otherwise(pl.col("value")).alias("value"))
+        pl.when(pl.col("kind") == "player").then(pl.col("value").list.head(7)).otherwise(pl.col("value")).alias("value")
+    )
     with pytest.raises(RebuildRequired, match="elo_mmr player row holds 7 values"):
         duckrate.replay_with_state("elo_mmr", tail, state=broken, max_history=2)

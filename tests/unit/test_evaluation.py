@@ -38,9 +38,7 @@ def _random_replay(seed: int = 7) -> pl.DataFrame:
             for seq in range(1, rng.randint(40, 90) + 1):
                 player_a, player_b = rng.sample(pool, 2)
                 # exact end and mid-points now and then, to hit the bin edges
-                expected = (
-                    rng.choice([0.0, 0.5, 1.0, 0.3, 0.7]) if rng.random() < 0.1 else rng.random()
-                )
+                expected = rng.choice([0.0, 0.5, 1.0, 0.3, 0.7]) if rng.random() < 0.1 else rng.random()
                 has_sd = system == "glicko"
                 match_id += 1
 
@@ -227,9 +225,7 @@ def _mean_or_none(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def _reference_summary(
-    replay: pl.DataFrame, min_games: int, max_sd, warmup: float
-) -> list[dict]:
+def _reference_summary(replay: pl.DataFrame, min_games: int, max_sd, warmup: float) -> list[dict]:
     result = []
     groups = _matches_by_group(replay)
     per_system = max_sd if isinstance(max_sd, dict) else None
@@ -240,10 +236,7 @@ def _reference_summary(
         games_so_far: dict[str, int] = defaultdict(int)
         scored = []
         for position, row in enumerate(rows, start=1):
-            established = (
-                games_so_far[row["player_a"]] >= min_games
-                and games_so_far[row["player_b"]] >= min_games
-            )
+            established = games_so_far[row["player_a"]] >= min_games and games_so_far[row["player_b"]] >= min_games
             if max_sd is not None:
                 for column in ("sd_a_before", "sd_b_before"):
                     if row[column] is not None and row[column] > max_sd:
@@ -279,10 +272,7 @@ def _reference_checkpoints(total: int, points: int) -> list[int]:
         return list(range(1, total + 1))
     if points == 1:
         return [total]
-    return [
-        1 + math.floor(Fraction((total - 1) * k, points - 1) + Fraction(1, 2))
-        for k in range(points)
-    ]
+    return [1 + math.floor(Fraction((total - 1) * k, points - 1) + Fraction(1, 2)) for k in range(points)]
 
 
 def _reference_loss_curve(replay: pl.DataFrame, points: int) -> list[dict]:
@@ -314,7 +304,15 @@ def _reference_loss_curve(replay: pl.DataFrame, points: int) -> list[dict]:
 def test_leaderboard_matches_reference(replay):
     table = leaderboard(replay)
     assert table.columns == [
-        "league", "system", "player", "rank", "rating", "sd", "lower", "upper", "games",
+        "league",
+        "system",
+        "player",
+        "rank",
+        "rating",
+        "sd",
+        "lower",
+        "upper",
+        "games",
         "last_played_at",
     ]
     _assert_rows_equal(table, _reference_leaderboard(replay))
@@ -324,7 +322,14 @@ def test_leaderboard_matches_reference(replay):
 def test_calibration_bins_match_reference(replay, bins):
     table = calibration_bins(replay, bins=bins)
     assert table.columns == [
-        "league", "system", "bin", "n", "mean_expected", "mean_score", "lower", "upper",
+        "league",
+        "system",
+        "bin",
+        "n",
+        "mean_expected",
+        "mean_score",
+        "lower",
+        "upper",
     ]
     _assert_rows_equal(table, _reference_bins(replay, bins))
 
@@ -337,7 +342,13 @@ def test_calibration_bins_match_reference(replay, bins):
 def test_calibration_summary_matches_reference(replay, min_games, max_sd, warmup):
     table = calibration_summary(replay, min_games=min_games, max_sd=max_sd, warmup=warmup)
     assert table.columns == [
-        "league", "system", "n", "log_loss", "brier", "accuracy", "n_established",
+        "league",
+        "system",
+        "n",
+        "log_loss",
+        "brier",
+        "accuracy",
+        "n_established",
         "log_loss_established",
     ]
     _assert_rows_equal(table, _reference_summary(replay, min_games, max_sd, warmup))
@@ -371,9 +382,7 @@ def test_summary_hand_checked_values():
     loss_2 = -math.log(0.2)  # predicted .8, lost
     loss_3 = -0.5 * (math.log(0.25) + math.log(0.75))  # draw at p .25
     assert (row["league"], row["system"], row["n"]) == (None, "elo", 3)
-    assert row["log_loss"] == pytest.approx(
-        (0.6931471805599453 + 1.6094379124341003 + 0.8369882167858358) / 3
-    )
+    assert row["log_loss"] == pytest.approx((0.6931471805599453 + 1.6094379124341003 + 0.8369882167858358) / 3)
     assert row["log_loss"] == pytest.approx((loss_1 + loss_2 + loss_3) / 3)
     assert row["brier"] == pytest.approx((0.25 + 0.64 + 0.0625) / 3)
     assert row["accuracy"] == pytest.approx(0.25)  # p .5 counts half, p .8 lost counts 0
@@ -387,8 +396,11 @@ def test_loss_curve_hand_checked_values():
     assert table["t"].to_list() == [1, 2, 3]
     assert table["t_over_n"].to_list() == pytest.approx([1 / 3, 2 / 3, 1.0])
     assert table["mean_log_loss"].to_list() == pytest.approx(
-        [0.6931471805599453, (0.6931471805599453 + 1.6094379124341003) / 2,
-         (0.6931471805599453 + 1.6094379124341003 + 0.8369882167858358) / 3]
+        [
+            0.6931471805599453,
+            (0.6931471805599453 + 1.6094379124341003) / 2,
+            (0.6931471805599453 + 1.6094379124341003 + 0.8369882167858358) / 3,
+        ]
     )
 
 
@@ -406,29 +418,46 @@ def test_log_loss_clips_certain_wrong_forecasts():
 
 
 def test_summary_accuracy_null_without_decisive_games():
-    draws = _replay(
-        [{"seq": 1, "player_a": "a", "player_b": "b", "expected_a": 0.6, "score_a": 0.5}]
-    )
+    draws = _replay([{"seq": 1, "player_a": "a", "player_b": "b", "expected_a": 0.6, "score_a": 0.5}])
     assert calibration_summary(draws)["accuracy"].to_list() == [None]
 
 
 def test_summary_max_sd_excludes_uncertain_players_but_not_null_sd():
     matches = _replay(
         [
-            {"seq": 1, "player_a": "a", "player_b": "b", "expected_a": 0.5, "score_a": 1.0,
-             "sd_a_before": 50.0, "sd_b_before": 50.0},
-            {"seq": 2, "player_a": "a", "player_b": "b", "expected_a": 0.6, "score_a": 1.0,
-             "sd_a_before": 50.0, "sd_b_before": 120.0},
-            {"seq": 3, "player_a": "a", "player_b": "b", "expected_a": 0.7, "score_a": 0.0,
-             "sd_a_before": 100.0, "sd_b_before": 100.0},
+            {
+                "seq": 1,
+                "player_a": "a",
+                "player_b": "b",
+                "expected_a": 0.5,
+                "score_a": 1.0,
+                "sd_a_before": 50.0,
+                "sd_b_before": 50.0,
+            },
+            {
+                "seq": 2,
+                "player_a": "a",
+                "player_b": "b",
+                "expected_a": 0.6,
+                "score_a": 1.0,
+                "sd_a_before": 50.0,
+                "sd_b_before": 120.0,
+            },
+            {
+                "seq": 3,
+                "player_a": "a",
+                "player_b": "b",
+                "expected_a": 0.7,
+                "score_a": 0.0,
+                "sd_a_before": 100.0,
+                "sd_b_before": 100.0,
+            },
             {"seq": 4, "player_a": "a", "player_b": "b", "expected_a": 0.4, "score_a": 0.0},
         ]
     )
     row = calibration_summary(matches, min_games=0, max_sd=100.0).row(0, named=True)
     assert row["n_established"] == 3  # match 2 has sd_b 120 > 100; match 4 has no sd
-    assert row["log_loss_established"] == pytest.approx(
-        (math.log(2.0) - math.log(0.3) - math.log(0.6)) / 3
-    )
+    assert row["log_loss_established"] == pytest.approx((math.log(2.0) - math.log(0.3) - math.log(0.6)) / 3)
 
 
 def test_warmup_drops_first_share_in_seq_order_and_keeps_game_counts():
@@ -436,8 +465,7 @@ def test_warmup_drops_first_share_in_seq_order_and_keeps_game_counts():
     scores = [rng.choice([0.0, 1.0]) for _ in range(10)]
     expected = [rng.uniform(0.05, 0.95) for _ in range(10)]
     rows = [
-        {"seq": seq, "player_a": "a", "player_b": "b", "expected_a": expected[seq - 1],
-         "score_a": scores[seq - 1]}
+        {"seq": seq, "player_a": "a", "player_b": "b", "expected_a": expected[seq - 1], "score_a": scores[seq - 1]}
         for seq in range(1, 11)
     ]
     rng.shuffle(rows)
@@ -447,9 +475,7 @@ def test_warmup_drops_first_share_in_seq_order_and_keeps_game_counts():
     row = summary.filter(pl.col("league").is_null()).row(0, named=True)
     kept = range(2, 10)  # floor(0.25 * 10) = 2 matches dropped: seq 1 and 2
     assert row["n"] == 8
-    assert row["log_loss"] == pytest.approx(
-        sum(_log_loss(expected[i], scores[i]) for i in kept) / 8
-    )
+    assert row["log_loss"] == pytest.approx(sum(_log_loss(expected[i], scores[i]) for i in kept) / 8)
     # the dropped matches still count as earlier games: seq 3 is established
     assert row["n_established"] == 8
     # 4 matches in league "solo": floor(0.25 * 4) = 1 dropped
@@ -478,13 +504,16 @@ def test_bins_put_certain_forecasts_in_the_end_bins():
 def test_leaderboard_ranks_have_no_gaps_and_break_ties_by_name():
     matches = _replay(
         [
-            {"seq": 1, "player_a": "carol", "player_b": "bob",
-             "rating_a_after": 1510.0, "rating_b_after": 1490.0},
-            {"seq": 2, "player_a": "alice", "player_b": "bob",
-             "rating_a_after": 1520.0, "rating_b_after": 1520.0,
-             "played_at": datetime(2024, 2, 1)},
-            {"seq": 3, "player_a": "dave", "player_b": "carol",
-             "rating_a_after": 1510.0, "rating_b_after": 1505.0},
+            {"seq": 1, "player_a": "carol", "player_b": "bob", "rating_a_after": 1510.0, "rating_b_after": 1490.0},
+            {
+                "seq": 2,
+                "player_a": "alice",
+                "player_b": "bob",
+                "rating_a_after": 1520.0,
+                "rating_b_after": 1520.0,
+                "played_at": datetime(2024, 2, 1),
+            },
+            {"seq": 3, "player_a": "dave", "player_b": "carol", "rating_a_after": 1510.0, "rating_b_after": 1505.0},
         ]
     )
     table = leaderboard(matches.reverse())
@@ -499,10 +528,24 @@ def test_leaderboard_ranks_have_no_gaps_and_break_ties_by_name():
 def test_leaderboard_interval_uses_last_side_sd():
     matches = _replay(
         [
-            {"seq": 2, "player_a": "b", "player_b": "a", "rating_a_after": 1400.0,
-             "rating_b_after": 1600.0, "sd_a_after": 80.0, "sd_b_after": 50.0},
-            {"seq": 1, "player_a": "a", "player_b": "b", "rating_a_after": 1550.0,
-             "rating_b_after": 1450.0, "sd_a_after": 90.0, "sd_b_after": 90.0},
+            {
+                "seq": 2,
+                "player_a": "b",
+                "player_b": "a",
+                "rating_a_after": 1400.0,
+                "rating_b_after": 1600.0,
+                "sd_a_after": 80.0,
+                "sd_b_after": 50.0,
+            },
+            {
+                "seq": 1,
+                "player_a": "a",
+                "player_b": "b",
+                "rating_a_after": 1550.0,
+                "rating_b_after": 1450.0,
+                "sd_a_after": 90.0,
+                "sd_b_after": 90.0,
+            },
         ]
     )
     first = leaderboard(matches).row(0, named=True)
@@ -523,9 +566,7 @@ def test_empty_replay_gives_empty_tables():
 # --------------------------------------------------------------------------- validation
 
 
-@pytest.mark.parametrize(
-    "function", [leaderboard, calibration_bins, calibration_summary, loss_curve]
-)
+@pytest.mark.parametrize("function", [leaderboard, calibration_bins, calibration_summary, loss_curve])
 def test_missing_column_error_names_it(replay, function):
     expected_message = r"missing column\(s\) 'system'.*expected columns .*league"
     with pytest.raises(ValueError, match=expected_message):

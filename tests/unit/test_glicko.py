@@ -7,15 +7,7 @@ import math
 
 import polars as pl
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-from polars.testing import assert_frame_equal
-
-from duckrate import DuckrateInputError
-from duckrate.systems._replay import replay_with_state
-from duckrate.systems._state import RebuildRequired
-from duckrate.systems.glicko import GLICKO, Q, glicko, glicko_e, glicko_g, glicko_update
-from replay_cases import (
+from helpers.replay_cases import (
     CONTRACT_COLUMNS,
     SD_COLUMNS,
     assert_leagues_are_independent,
@@ -30,8 +22,8 @@ from replay_cases import (
     assert_weight_counts_as_repeated_games,
     load_data,
     name_permutations,
-    period_histories,
     period_batches,
+    period_histories,
     period_scenarios,
     prior_state,
     prior_values,
@@ -43,6 +35,14 @@ from replay_cases import (
     small_frame,
     swap_sides,
 )
+from hypothesis import given
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from duckrate import DuckrateInputError
+from duckrate.systems._replay import replay_with_state
+from duckrate.systems._state import RebuildRequired
+from duckrate.systems.glicko import GLICKO, Q, glicko, glicko_e, glicko_g, glicko_update
 
 CASES = load_data("glicko_cases.json")
 FLOAT_COLUMNS = CONTRACT_COLUMNS[7:]
@@ -55,7 +55,9 @@ PROPERTY_SETTINGS = property_settings(60)
 # (period_batches and prior_state, shared with Glicko-2's reference, are in replay_cases.)
 
 
-def reference_glicko(frame, initial=1500.0, rd=350.0, c=34.6, rd_max=350.0, rd_min=0.0, period_length=None, priors=None):
+def reference_glicko(
+    frame, initial=1500.0, rd=350.0, c=34.6, rd_max=350.0, rd_min=0.0, period_length=None, priors=None
+):
     """match_id -> dict of the expected output values."""
     periodic, batches_by_league = period_batches(frame, period_length)
     result = {}
@@ -80,7 +82,10 @@ def reference_glicko(frame, initial=1500.0, rd=350.0, c=34.6, rd_max=350.0, rd_m
             forecasts = {}
             for r in batch:
                 w = 1.0 if r.get("weight") is None else r["weight"]
-                for me, opponent, s in ((r["player_a"], r["player_b"], r["score_a"]), (r["player_b"], r["player_a"], 1.0 - r["score_a"])):
+                for me, opponent, s in (
+                    (r["player_a"], r["player_b"], r["score_a"]),
+                    (r["player_b"], r["player_a"], 1.0 - r["score_a"]),
+                ):
                     (r0, _), (rj, dj) = start[me], start[opponent]
                     g = 1.0 / math.sqrt(1.0 + 3.0 * Q**2 * dj**2 / math.pi**2)
                     e = 1.0 / (1.0 + 10.0 ** (-g * (r0 - rj) / 400.0))
@@ -98,11 +103,17 @@ def reference_glicko(frame, initial=1500.0, rd=350.0, c=34.6, rd_max=350.0, rd_m
                 seq += 1
                 a, b = r["player_a"], r["player_b"]
                 result[r["match_id"]] = {
-                    "league": league, "seq": seq, "expected_a": forecasts[r["match_id"]],
-                    "rating_a_before": start[a][0], "rating_b_before": start[b][0],
-                    "sd_a_before": start[a][1], "sd_b_before": start[b][1],
-                    "rating_a_after": new[a][0], "rating_b_after": new[b][0],
-                    "sd_a_after": new[a][1], "sd_b_after": new[b][1],
+                    "league": league,
+                    "seq": seq,
+                    "expected_a": forecasts[r["match_id"]],
+                    "rating_a_before": start[a][0],
+                    "rating_b_before": start[b][0],
+                    "sd_a_before": start[a][1],
+                    "sd_b_before": start[b][1],
+                    "rating_a_after": new[a][0],
+                    "rating_b_after": new[b][0],
+                    "sd_a_after": new[a][1],
+                    "sd_b_after": new[b][1],
                 }
             for p, (rating, dev) in new.items():
                 state[p] = (rating, dev, q)
@@ -184,7 +195,9 @@ def test_worked_example_replay():
     out = glicko(matches, priors=priors, **CASES["glicko"]["params"])
     for row in out.iter_rows(named=True):
         assert row["rating_a_before"] == 1500.0 and row["sd_a_before"] == 200.0
-        assert abs(row["rating_a_after"] - expected["rating_after"]["value"]) <= expected["rating_after"]["abs_tolerance"]
+        assert (
+            abs(row["rating_a_after"] - expected["rating_after"]["value"]) <= expected["rating_after"]["abs_tolerance"]
+        )
         assert abs(row["sd_a_after"] - expected["sd_after"]["value"]) <= expected["sd_after"]["abs_tolerance"]
     assert_matches_reference(out, matches, priors=priors)
     # without the period column the three games are rated one after another: a different answer
@@ -193,7 +206,9 @@ def test_worked_example_replay():
 
 
 def test_hand_values_two_newcomers():
-    row = glicko(pl.DataFrame({"match_id": [1], "played_at": [0], "player_a": ["A"], "player_b": ["B"], "score_a": [1.0]})).row(0, named=True)
+    row = glicko(
+        pl.DataFrame({"match_id": [1], "played_at": [0], "player_a": ["A"], "player_b": ["B"], "score_a": [1.0]})
+    ).row(0, named=True)
     assert row["expected_a"] == 0.5
     assert row["rating_a_before"] == row["rating_b_before"] == 1500.0
     assert row["sd_a_before"] == row["sd_b_before"] == 350.0
@@ -206,8 +221,16 @@ def test_hand_values_two_newcomers():
 
 def test_idle_growth_by_hand():
     """A player with RD 50 idle for 100 periods: RD = min(sqrt(50² + 100·34.6²), 350) (the paper's c)."""
-    frame = pl.DataFrame({"match_id": [1, 2, 3], "played_at": [0, 1, 2], "player_a": ["A", "A", "A"],
-                          "player_b": ["B", "C", "D"], "score_a": [0.5, 0.5, 0.5], "period": [0, 100, 500]})
+    frame = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3],
+            "played_at": [0, 1, 2],
+            "player_a": ["A", "A", "A"],
+            "player_b": ["B", "C", "D"],
+            "score_a": [0.5, 0.5, 0.5],
+            "period": [0, 100, 500],
+        }
+    )
     priors = pl.DataFrame({"player": ["A"], "rating": [1500.0], "sd": [50.0]})
     out = glicko(frame, priors=priors).sort("seq")
     after_first = out["sd_a_after"][0]
@@ -233,17 +256,30 @@ def test_one_game_per_period_equals_no_periods_without_growth():
 def test_period_length_equals_period_column():
     assert_period_length_equals_period_column(glicko, random_history)
     dates = random_history(12, time_kind="date")
-    assert_frame_equal(glicko(dates, period_length=3),
-                       glicko(dates.with_columns(period=pl.col("played_at").cast(pl.Int64) // 3)), check_exact=True)
+    assert_frame_equal(
+        glicko(dates, period_length=3),
+        glicko(dates.with_columns(period=pl.col("played_at").cast(pl.Int64) // 3)),
+        check_exact=True,
+    )
 
 
 def test_period_length_floors_negative_played_at():
-    frame = pl.DataFrame({"match_id": [1, 2, 3, 4, 5], "played_at": [-3, -2, -1, 0, 1], "player_a": ["A", "B", "A", "C", "A"],
-                          "player_b": ["B", "C", "C", "A", "B"], "score_a": [1.0, 0.0, 0.5, 1.0, 0.25]})
+    frame = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3, 4, 5],
+            "played_at": [-3, -2, -1, 0, 1],
+            "player_a": ["A", "B", "A", "C", "A"],
+            "player_b": ["B", "C", "C", "A", "B"],
+            "score_a": [1.0, 0.0, 0.5, 1.0, 0.25],
+        }
+    )
     expected_periods = frame.with_columns(period=pl.Series([-2, -1, -1, 0, 0]))
     assert_frame_equal(glicko(frame, period_length=2), glicko(expected_periods), check_exact=True)
-    assert_frame_equal(glicko(frame, period_length=1.5), glicko(frame.with_columns(period=pl.Series([-2, -2, -1, 0, 0]))),
-                       check_exact=True)
+    assert_frame_equal(
+        glicko(frame, period_length=1.5),
+        glicko(frame.with_columns(period=pl.Series([-2, -2, -1, 0, 0]))),
+        check_exact=True,
+    )
 
 
 def test_before_and_after_are_period_states():
@@ -384,15 +420,32 @@ def test_prior_sd_is_clamped_into_bounds():
 
 
 def test_empty_input_returns_empty_frame():
-    schema = {"match_id": pl.Int64, "played_at": pl.Datetime("us"), "player_a": pl.Utf8, "player_b": pl.Utf8,
-              "score_a": pl.Float64, "league": pl.Utf8, "weight": pl.Float64}
+    schema = {
+        "match_id": pl.Int64,
+        "played_at": pl.Datetime("us"),
+        "player_a": pl.Utf8,
+        "player_b": pl.Utf8,
+        "score_a": pl.Float64,
+        "league": pl.Utf8,
+        "weight": pl.Float64,
+    }
     for period_length in (None, 1.0):
         out = glicko(pl.DataFrame(schema=schema), period_length=period_length)
         assert out.height == 0 and out.columns == CONTRACT_COLUMNS
 
 
 def test_defaults_pinned():
-    assert python_defaults(glicko) == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None, "priors": None, "state": None, "chunk_size": None}
+    assert python_defaults(glicko) == {
+        "initial": 1500,
+        "rd": 350,
+        "c": 34.6,
+        "rd_max": 350,
+        "rd_min": 0,
+        "period_length": None,
+        "priors": None,
+        "state": None,
+        "chunk_size": None,
+    }
     assert GLICKO.defaults == {"initial": 1500, "rd": 350, "c": 34.6, "rd_max": 350, "rd_min": 0, "period_length": None}
     assert GLICKO.name == "glicko" and GLICKO.has_sd
 
@@ -403,14 +456,16 @@ def test_defaults_pinned():
 
 
 def periodic_matches() -> pl.DataFrame:
-    return pl.DataFrame({
-        "match_id": [1, 2, 3, 4, 5, 6, 7],
-        "played_at": [1, 2, 3, 10, 11, 12, 20],
-        "period": [0, 0, 0, 1, 1, 1, 2],
-        "player_a": ["a", "b", "c", "a", "b", "a", "c"],
-        "player_b": ["b", "c", "a", "c", "a", "b", "b"],
-        "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5],
-    })
+    return pl.DataFrame(
+        {
+            "match_id": [1, 2, 3, 4, 5, 6, 7],
+            "played_at": [1, 2, 3, 10, 11, 12, 20],
+            "period": [0, 0, 0, 1, 1, 1, 2],
+            "player_a": ["a", "b", "c", "a", "b", "a", "c"],
+            "player_b": ["b", "c", "a", "c", "a", "b", "b"],
+            "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5],
+        }
+    )
 
 
 def test_state_holds_rating_rd_seen_last_period_at_the_open_period():
@@ -429,7 +484,9 @@ def test_state_holds_rating_rd_seen_last_period_at_the_open_period():
 
 def test_state_late_match_inside_the_open_period_is_rated_with_it():
     matches = periodic_matches()
-    late = pl.DataFrame({"match_id": [8], "played_at": [9], "period": [1], "player_a": ["c"], "player_b": ["b"], "score_a": [1.0]})
+    late = pl.DataFrame(
+        {"match_id": [8], "played_at": [9], "period": [1], "player_a": ["c"], "player_b": ["b"], "score_a": [1.0]}
+    )
     _, state = replay_with_state(GLICKO, matches[:6])
     rest, _ = replay_with_state(GLICKO, pl.concat([matches[3:], late]), state=state)
     full = glicko(pl.concat([matches, late])).filter(pl.col("seq") > 3)
@@ -441,7 +498,9 @@ def test_state_refusals_of_a_periodic_state():
     _, state = replay_with_state(GLICKO, matches[:6])
     with pytest.raises(RebuildRequired, match="open rating period 1: .* pass them again"):
         replay_with_state(GLICKO, matches[6:], state=state)
-    early = pl.DataFrame({"match_id": [9], "played_at": [4], "period": [0], "player_a": ["a"], "player_b": ["b"], "score_a": [1.0]})
+    early = pl.DataFrame(
+        {"match_id": [9], "played_at": [4], "period": [0], "player_a": ["a"], "player_b": ["b"], "score_a": [1.0]}
+    )
     with pytest.raises(RebuildRequired, match="match_id 9 arrived late .* period 0 is before the open period 1"):
         replay_with_state(GLICKO, pl.concat([matches[3:], early]), state=state)
     with pytest.raises(RebuildRequired, match="replayed in rating periods; these matches have none"):
@@ -452,8 +511,11 @@ def test_state_refusals_of_a_periodic_state():
 
 
 def test_state_refuses_another_played_at_type_with_period_length():
-    matches = periodic_matches().drop("period").with_columns(
-        (pl.col("played_at").cast(pl.Int64) * 86_400_000_000).cast(pl.Datetime("us")))
+    matches = (
+        periodic_matches()
+        .drop("period")
+        .with_columns((pl.col("played_at").cast(pl.Int64) * 86_400_000_000).cast(pl.Datetime("us")))
+    )
     _, state = replay_with_state(GLICKO, matches[:6], period_length=7.0)
     as_integers = matches.with_columns(pl.col("played_at").dt.epoch("d"))
     with pytest.raises(RebuildRequired, match="played_at was microseconds when the state was saved, now integer"):

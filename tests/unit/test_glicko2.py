@@ -7,18 +7,7 @@ import math
 
 import polars as pl
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
-from scipy.optimize import brentq
-
-from duckrate import DuckrateInputError
-from duckrate.systems._replay import replay_with_state
-from duckrate.systems._state import RebuildRequired
-from duckrate.systems.glicko import GLICKO
-from duckrate.systems.glicko2 import (
-    GLICKO2, SCALE, glicko2, glicko2_e, glicko2_g, glicko2_update, glicko2_volatility,
-)
-from replay_cases import (
+from helpers.replay_cases import (
     CONTRACT_COLUMNS,
     SD_COLUMNS,
     assert_leagues_are_independent,
@@ -31,8 +20,8 @@ from replay_cases import (
     assert_weight_counts_as_repeated_games,
     load_data,
     name_permutations,
-    period_histories,
     period_batches,
+    period_histories,
     period_scenarios,
     prior_state,
     prior_values,
@@ -43,6 +32,23 @@ from replay_cases import (
     random_priors,
     small_frame,
     swap_sides,
+)
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.optimize import brentq
+
+from duckrate import DuckrateInputError
+from duckrate.systems._replay import replay_with_state
+from duckrate.systems._state import RebuildRequired
+from duckrate.systems.glicko import GLICKO
+from duckrate.systems.glicko2 import (
+    GLICKO2,
+    SCALE,
+    glicko2,
+    glicko2_e,
+    glicko2_g,
+    glicko2_update,
+    glicko2_volatility,
 )
 
 CASES = load_data("glicko_cases.json")
@@ -58,8 +64,10 @@ PROPERTY_SETTINGS = property_settings(60)
 
 def volatility_f(x, delta, phi, v, sigma, tau):
     """Step 5's f(x)."""
-    return (math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2.0 * (phi**2 + v + math.exp(x)) ** 2)
-            - (x - math.log(sigma**2)) / tau**2)
+    return (
+        math.exp(x) * (delta**2 - phi**2 - v - math.exp(x)) / (2.0 * (phi**2 + v + math.exp(x)) ** 2)
+        - (x - math.log(sigma**2)) / tau**2
+    )
 
 
 def reference_volatility(sigma, phi, v, delta, tau, epsilon=1e-6):
@@ -89,7 +97,9 @@ def reference_volatility(sigma, phi, v, delta, tau, epsilon=1e-6):
     return math.exp(big_a / 2)
 
 
-def reference_glicko2(frame, initial=1500.0, rd=350.0, volatility=0.06, tau=0.5, rd_min=0.0, period_length=None, priors=None):
+def reference_glicko2(
+    frame, initial=1500.0, rd=350.0, volatility=0.06, tau=0.5, rd_min=0.0, period_length=None, priors=None
+):
     """match_id -> dict of the expected output values (display scale).
 
     Products are written in the kernel's order (x * x, not x**2): step 5 stops when the bracket is narrower
@@ -114,13 +124,20 @@ def reference_glicko2(frame, initial=1500.0, rd=350.0, volatility=0.06, tau=0.5,
                             phi = max(math.sqrt(phi * phi + (q - last - 1) * sigma * sigma), phi_min)
                     else:
                         prior = prior_state(priors, league, p, {"rating": initial, "sd": rd, "volatility": volatility})
-                        mu, phi, sigma = (prior["rating"] - 1500.0) / SCALE, max(prior["sd"] / SCALE, phi_min), prior["volatility"]
+                        mu, phi, sigma = (
+                            (prior["rating"] - 1500.0) / SCALE,
+                            max(prior["sd"] / SCALE, phi_min),
+                            prior["volatility"],
+                        )
                     start[p] = (mu, phi, sigma)
             sums = {p: [0.0, 0.0] for p in start}  # 1/v and Σ w g (s - E)
             forecasts = {}
             for r in batch:
                 w = 1.0 if r.get("weight") is None else r["weight"]
-                for me, opponent, s in ((r["player_a"], r["player_b"], r["score_a"]), (r["player_b"], r["player_a"], 1.0 - r["score_a"])):
+                for me, opponent, s in (
+                    (r["player_a"], r["player_b"], r["score_a"]),
+                    (r["player_b"], r["player_a"], 1.0 - r["score_a"]),
+                ):
                     mu, (mu_j, phi_j, _) = start[me][0], start[opponent]
                     g = 1.0 / math.sqrt(1.0 + 3.0 * phi_j * phi_j / (math.pi * math.pi))
                     e = 1.0 / (1.0 + math.exp(-g * (mu - mu_j)))
@@ -141,11 +158,17 @@ def reference_glicko2(frame, initial=1500.0, rd=350.0, volatility=0.06, tau=0.5,
                 seq += 1
                 a, b = r["player_a"], r["player_b"]
                 result[r["match_id"]] = {
-                    "league": league, "seq": seq, "expected_a": forecasts[r["match_id"]],
-                    "rating_a_before": 1500.0 + SCALE * start[a][0], "rating_b_before": 1500.0 + SCALE * start[b][0],
-                    "sd_a_before": max(SCALE * start[a][1], rd_min), "sd_b_before": max(SCALE * start[b][1], rd_min),
-                    "rating_a_after": 1500.0 + SCALE * new[a][0], "rating_b_after": 1500.0 + SCALE * new[b][0],
-                    "sd_a_after": max(SCALE * new[a][1], rd_min), "sd_b_after": max(SCALE * new[b][1], rd_min),
+                    "league": league,
+                    "seq": seq,
+                    "expected_a": forecasts[r["match_id"]],
+                    "rating_a_before": 1500.0 + SCALE * start[a][0],
+                    "rating_b_before": 1500.0 + SCALE * start[b][0],
+                    "sd_a_before": max(SCALE * start[a][1], rd_min),
+                    "sd_b_before": max(SCALE * start[b][1], rd_min),
+                    "rating_a_after": 1500.0 + SCALE * new[a][0],
+                    "rating_b_after": 1500.0 + SCALE * new[b][0],
+                    "sd_a_after": max(SCALE * new[a][1], rd_min),
+                    "sd_b_after": max(SCALE * new[b][1], rd_min),
                 }
             for p, (mu, phi, sigma) in new.items():
                 state[p] = (mu, phi, sigma, q)
@@ -212,8 +235,11 @@ def test_worked_example_steps():
     new_sigma = glicko2_volatility(sigma, phi, v, delta, tau)
     new_mu, new_phi, sigma_again = glicko2_update(mu, phi, sigma, information, surprise, tau)
     for name, value in (
-        ("v", v), ("delta", delta), ("volatility_after", new_sigma),
-        ("rating_after", 1500.0 + SCALE * new_mu), ("sd_after", SCALE * new_phi),
+        ("v", v),
+        ("delta", delta),
+        ("volatility_after", new_sigma),
+        ("rating_after", 1500.0 + SCALE * new_mu),
+        ("sd_after", SCALE * new_phi),
     ):
         assert abs(value - expected[name]["value"]) <= expected[name]["abs_tolerance"], name
     assert sigma_again == new_sigma
@@ -228,7 +254,9 @@ def test_worked_example_replay():
     out = glicko2(matches, priors=priors, **CASES["glicko2"]["params"])
     for row in out.iter_rows(named=True):
         assert row["rating_a_before"] == 1500.0 and row["sd_a_before"] == pytest.approx(200.0, abs=1e-12)
-        assert abs(row["rating_a_after"] - expected["rating_after"]["value"]) <= expected["rating_after"]["abs_tolerance"]
+        assert (
+            abs(row["rating_a_after"] - expected["rating_after"]["value"]) <= expected["rating_after"]["abs_tolerance"]
+        )
         assert abs(row["sd_a_after"] - expected["sd_after"]["value"]) <= expected["sd_after"]["abs_tolerance"]
     assert_matches_reference(out, matches, priors=priors, tau=0.5)
 
@@ -247,7 +275,10 @@ def brentq_volatility(sigma, phi, v, delta, tau):
 
 @settings(max_examples=300, deadline=None)
 @given(
-    st.floats(0.005, 0.3), st.floats(0.01, 3.0), st.floats(0.05, 80.0), st.floats(-6.0, 6.0),
+    st.floats(0.005, 0.3),
+    st.floats(0.01, 3.0),
+    st.floats(0.05, 80.0),
+    st.floats(-6.0, 6.0),
     st.sampled_from([0.2, 0.3, 0.5, 0.8, 1.2, 0.05, 2.0]),
 )
 def test_volatility_matches_independent_root_find(sigma, phi, v, delta, tau):
@@ -291,8 +322,16 @@ def test_hand_values_two_newcomers():
 
 def test_idle_growth_by_hand():
     """Last rated in period 0, next game in period 10: φ = sqrt(φ² + 9σ²) at the start of period 10."""
-    frame = pl.DataFrame({"match_id": [1, 2, 3], "played_at": [0, 1, 2], "player_a": ["A", "A", "A"],
-                          "player_b": ["B", "C", "D"], "score_a": [0.5, 1.0, 0.0], "period": [0, 10, 11]})
+    frame = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3],
+            "played_at": [0, 1, 2],
+            "player_a": ["A", "A", "A"],
+            "player_b": ["B", "C", "D"],
+            "score_a": [0.5, 1.0, 0.0],
+            "period": [0, 10, 11],
+        }
+    )
     priors = pl.DataFrame({"player": ["A"], "rating": [1500.0], "sd": [60.0], "volatility": [0.1]})
     out = glicko2(frame, priors=priors).sort("seq")
     phi = out["sd_a_after"][0] / SCALE
@@ -309,12 +348,15 @@ def test_idle_growth_by_hand():
 
 
 def test_prior_volatility_is_used():
-    frame = pl.DataFrame({"match_id": [1, 2], "played_at": [0, 1], "player_a": ["A", "A"], "player_b": ["B", "B"],
-                          "score_a": [1.0, 1.0]})
+    frame = pl.DataFrame(
+        {"match_id": [1, 2], "played_at": [0, 1], "player_a": ["A", "A"], "player_b": ["B", "B"], "score_a": [1.0, 1.0]}
+    )
     calm = glicko2(frame, priors=pl.DataFrame({"player": ["A"], "rating": [1500.0], "volatility": [0.01]})).sort("seq")
     wild = glicko2(frame, priors=pl.DataFrame({"player": ["A"], "rating": [1500.0], "volatility": [0.5]})).sort("seq")
     assert wild["sd_a_after"][0] > calm["sd_a_after"][0]
-    assert_matches_reference(calm, frame, priors=pl.DataFrame({"player": ["A"], "rating": [1500.0], "volatility": [0.01]}))
+    assert_matches_reference(
+        calm, frame, priors=pl.DataFrame({"player": ["A"], "rating": [1500.0], "volatility": [0.01]})
+    )
 
 
 def test_weight_counts_as_repeated_games():
@@ -336,8 +378,9 @@ def test_leagues_are_independent():
 
 def test_extreme_rating_gap_stays_finite():
     """E rounds to 1.0 (no information, v infinite): σ' = σ and φ' = sqrt(φ² + σ²), no NaN."""
-    frame = pl.DataFrame({"match_id": [1, 2], "played_at": [0, 1], "player_a": ["A", "A"], "player_b": ["B", "B"],
-                          "score_a": [1.0, 0.0]})
+    frame = pl.DataFrame(
+        {"match_id": [1, 2], "played_at": [0, 1], "player_a": ["A", "A"], "player_b": ["B", "B"], "score_a": [1.0, 0.0]}
+    )
     priors = pl.DataFrame({"player": ["A", "B"], "rating": [1e6, -1e6], "sd": [30.0, 30.0]})
     out = glicko2(frame, priors=priors)
     assert all(out[c].is_finite().all() for c in FLOAT_COLUMNS)
@@ -363,8 +406,11 @@ def glicko2_params(draw, history):
 
 
 prior_states = prior_values(
-    st.tuples(st.floats(1000.0, 2000.0), st.one_of(st.none(), st.floats(10.0, 600.0)),
-              st.one_of(st.none(), st.floats(0.005, 0.3)))
+    st.tuples(
+        st.floats(1000.0, 2000.0),
+        st.one_of(st.none(), st.floats(10.0, 600.0)),
+        st.one_of(st.none(), st.floats(0.005, 0.3)),
+    )
 )
 
 
@@ -386,7 +432,9 @@ def test_property_swapping_sides_mirrors(data, history):
     params = data.draw(glicko2_params(history))
     # 1 - score_a rounds, and step 5's Illinois iteration (stopping at |B - A| <= 1e-6) can amplify that last
     # bit: seen 1.07e-9 on an rd of 62.5 (volatility 0.17, two games of a pair in one period)
-    assert_mirrors(glicko2(history, **params), glicko2(swap_sides(history), **params), kinds=("rating", "sd"), atol=1e-7)
+    assert_mirrors(
+        glicko2(history, **params), glicko2(swap_sides(history), **params), kinds=("rating", "sd"), atol=1e-7
+    )
 
 
 @PROPERTY_SETTINGS
@@ -452,7 +500,9 @@ def test_period_column_and_period_length_together():
 
 @pytest.mark.parametrize(("field", "bad"), [("sd", 0.0), ("sd", -3.0), ("volatility", 0.0), ("volatility", -0.06)])
 def test_bad_prior_names_player_and_value(field, bad):
-    priors = pl.DataFrame({"player": ["ann", "cy"], "rating": [1500.0, 1600.0], "sd": [100.0, 80.0], "volatility": [0.06, 0.05]})
+    priors = pl.DataFrame(
+        {"player": ["ann", "cy"], "rating": [1500.0, 1600.0], "sd": [100.0, 80.0], "volatility": [0.06, 0.05]}
+    )
     priors = priors.with_columns(pl.when(pl.col("player") == "cy").then(bad).otherwise(pl.col(field)).alias(field))
     with pytest.raises(DuckrateInputError) as error:
         glicko2(small_frame(), priors=priors)
@@ -461,15 +511,38 @@ def test_bad_prior_names_player_and_value(field, bad):
 
 
 def test_empty_input_returns_empty_frame():
-    schema = {"match_id": pl.Utf8, "played_at": pl.Date, "player_a": pl.Utf8, "player_b": pl.Utf8, "score_a": pl.Float64}
+    schema = {
+        "match_id": pl.Utf8,
+        "played_at": pl.Date,
+        "player_a": pl.Utf8,
+        "player_b": pl.Utf8,
+        "score_a": pl.Float64,
+    }
     for period_length in (None, 3.0):
         out = glicko2(pl.DataFrame(schema=schema), period_length=period_length)
         assert out.height == 0 and out.columns == CONTRACT_COLUMNS
 
 
 def test_defaults_pinned():
-    assert python_defaults(glicko2) == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None, "priors": None, "state": None, "chunk_size": None}
-    assert GLICKO2.defaults == {"initial": 1500, "rd": 350, "volatility": 0.06, "tau": 0.5, "rd_min": 0, "period_length": None}
+    assert python_defaults(glicko2) == {
+        "initial": 1500,
+        "rd": 350,
+        "volatility": 0.06,
+        "tau": 0.5,
+        "rd_min": 0,
+        "period_length": None,
+        "priors": None,
+        "state": None,
+        "chunk_size": None,
+    }
+    assert GLICKO2.defaults == {
+        "initial": 1500,
+        "rd": 350,
+        "volatility": 0.06,
+        "tau": 0.5,
+        "rd_min": 0,
+        "period_length": None,
+    }
     assert GLICKO2.name == "glicko2" and GLICKO2.has_sd and SCALE == 173.7178
 
 
@@ -478,10 +551,16 @@ def test_defaults_pinned():
 
 
 def test_state_holds_mu_phi_volatility_seen_last_period():
-    matches = pl.DataFrame({
-        "match_id": [1, 2, 3, 4], "played_at": [1, 2, 3, 10], "period": [0, 0, 2, 5],
-        "player_a": ["a", "b", "a", "c"], "player_b": ["b", "c", "c", "a"], "score_a": [1.0, 0.0, 0.5, 1.0],
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3, 4],
+            "played_at": [1, 2, 3, 10],
+            "period": [0, 0, 2, 5],
+            "player_a": ["a", "b", "a", "c"],
+            "player_b": ["b", "c", "c", "a"],
+            "score_a": [1.0, 0.0, 0.5, 1.0],
+        }
+    )
     out, state = replay_with_state(GLICKO2, matches, rd_min=60.0)
     # saved at the start of the open period 5: a, b and c after period 0 (b, and a and c again after period 2)
     values = dict(zip(*state.filter(pl.col("kind") == "player").select("player", "value").to_dict().values()))
@@ -496,10 +575,15 @@ def test_state_holds_mu_phi_volatility_seen_last_period():
 
 
 def test_state_refusals():
-    matches = pl.DataFrame({
-        "match_id": [1, 2, 3, 4], "played_at": [1, 2, 3, 10],
-        "player_a": ["a", "b", "a", "c"], "player_b": ["b", "c", "c", "a"], "score_a": [1.0, 0.0, 0.5, 1.0],
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3, 4],
+            "played_at": [1, 2, 3, 10],
+            "player_a": ["a", "b", "a", "c"],
+            "player_b": ["b", "c", "c", "a"],
+            "score_a": [1.0, 0.0, 0.5, 1.0],
+        }
+    )
     _, state = replay_with_state(GLICKO2, matches[:2], tau=0.8)
     with pytest.raises(RebuildRequired, match="expected a glicko state"):
         replay_with_state(GLICKO, matches[2:], state=state)
@@ -511,4 +595,6 @@ def test_state_refusals():
         replay_with_state(GLICKO2, matches[2:].with_columns(pl.col("played_at").alias("period")), state=state, tau=0.8)
     _, periodic = replay_with_state(GLICKO2, matches.with_columns(pl.col("played_at").alias("period")), tau=0.8)
     with pytest.raises(RebuildRequired, match="period 3 is before the open period 10"):
-        replay_with_state(GLICKO2, matches.with_columns(pl.col("played_at").alias("period"))[2:], state=periodic, tau=0.8)
+        replay_with_state(
+            GLICKO2, matches.with_columns(pl.col("played_at").alias("period"))[2:], state=periodic, tau=0.8
+        )

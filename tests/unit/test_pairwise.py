@@ -8,12 +8,7 @@ from fractions import Fraction
 
 import polars as pl
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
-
-import duckrate
-from duckrate import DuckrateInputError
-from replay_cases import (
+from helpers.replay_cases import (
     CONTRACT_COLUMNS,
     assert_leagues_are_independent,
     assert_mirrors,
@@ -31,6 +26,11 @@ from replay_cases import (
     random_history,
     swap_sides,
 )
+from hypothesis import given
+from hypothesis import strategies as st
+
+import duckrate
+from duckrate import DuckrateInputError
 
 FLOAT_COLUMNS = ["expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after"]
 PROPERTY_SETTINGS = property_settings(60)
@@ -64,9 +64,13 @@ def reference_pairwise(frame, prior_games=10.0, initial=1500.0, scale=400.0):
             wins[(b, a)] = wins.get((b, a), 0.0) + w * (1 - r["score_a"])
             games[frozenset((a, b))] = games.get(frozenset((a, b)), 0.0) + w
             expected[r["match_id"]] = {
-                "league": league, "seq": t, "expected_a": forecast,
-                "rating_a_before": before[0], "rating_b_before": before[1],
-                "rating_a_after": field_rating(a), "rating_b_after": field_rating(b),
+                "league": league,
+                "seq": t,
+                "expected_a": forecast,
+                "rating_a_before": before[0],
+                "rating_b_before": before[1],
+                "rating_a_after": field_rating(a),
+                "rating_b_after": field_rating(b),
             }
     return expected
 
@@ -76,13 +80,26 @@ def reference_pairwise(frame, prior_games=10.0, initial=1500.0, scale=400.0):
 def test_matches_reference(seed, params):
     frame = random_history(seed, n=400, n_players=6)  # dense: pairs meet many times
     out = duckrate.pairwise(frame, **params)
-    assert_rows_match_reference(out, frame, reference_pairwise(frame, **params), FLOAT_COLUMNS, tol=1e-9,
-                                null_columns=["sd_a_before", "sd_b_after"])
+    assert_rows_match_reference(
+        out,
+        frame,
+        reference_pairwise(frame, **params),
+        FLOAT_COLUMNS,
+        tol=1e-9,
+        null_columns=["sd_a_before", "sd_b_after"],
+    )
 
 
 def test_hand_values_first_meetings_and_counts():
-    frame = pl.DataFrame({"match_id": [1, 2, 3, 4], "played_at": [1, 2, 3, 4], "player_a": ["A", "B", "A", "C"],
-                          "player_b": ["B", "A", "B", "A"], "score_a": [1.0, 0.5, 1.0, 0.0]})
+    frame = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3, 4],
+            "played_at": [1, 2, 3, 4],
+            "player_a": ["A", "B", "A", "C"],
+            "player_b": ["B", "A", "B", "A"],
+            "score_a": [1.0, 0.5, 1.0, 0.0],
+        }
+    )
     out = duckrate.pairwise(frame).sort("seq")
     # (5 + wins) / (10 + games), wins of side A counted from both sides, a draw half a win each way
     want = [Fraction(1, 2), Fraction(5, 11), Fraction(13, 24), Fraction(1, 2)]
@@ -93,7 +110,9 @@ def test_hand_values_first_meetings_and_counts():
 @given(histories(), st.floats(0.5, 20.0))
 def test_property_matches_reference(history, prior_games):
     out = duckrate.pairwise(history, prior_games=prior_games)
-    assert_rows_match_reference(out, history, reference_pairwise(history, prior_games=prior_games), FLOAT_COLUMNS, tol=1e-9)
+    assert_rows_match_reference(
+        out, history, reference_pairwise(history, prior_games=prior_games), FLOAT_COLUMNS, tol=1e-9
+    )
 
 
 @PROPERTY_SETTINGS
@@ -122,7 +141,7 @@ def test_property_field_ratings_average_to_the_offset(history):
     every match."""
     out = duckrate.pairwise(history)
     per_logit = 400.0 / math.log(10.0)
-    for (league,), group in out.group_by("league"):
+    for (_league,), group in out.group_by("league"):
         logit_sums, seen = {}, set()
         for row in group.sort("seq").iter_rows(named=True):
             seen |= {row["player_a"], row["player_b"]}
@@ -143,8 +162,14 @@ def test_structure_leagues_weights_periods():
 
 
 def test_defaults_are_pinned():
-    assert python_defaults(duckrate.pairwise) == {"prior_games": 10.0, "initial": 1500.0, "scale": 400.0, "priors": None,
-                                                  "state": None, "chunk_size": None}
+    assert python_defaults(duckrate.pairwise) == {
+        "prior_games": 10.0,
+        "initial": 1500.0,
+        "scale": 400.0,
+        "priors": None,
+        "state": None,
+        "chunk_size": None,
+    }
 
 
 @pytest.mark.parametrize(("params", "shown"), [({"prior_games": 0.0}, "prior_games"), ({"scale": -1.0}, "scale")])

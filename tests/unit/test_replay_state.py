@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from helpers.state_cases import CASES, history, replay_in_batches
 from polars.testing import assert_frame_equal
 
 from duckrate.errors import DuckrateInputError
@@ -19,77 +20,6 @@ from duckrate.systems._replay import replay_with_state
 from duckrate.systems._state import STATE_COLUMNS, RebuildRequired
 
 BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
-
-# (system, parameters, matches have weights, matches have a period column)
-CASES = [
-    ("elo", {}, True, False),
-    ("elo", {"k": 20, "advantage": 30}, True, False),
-    ("glicko", {}, True, False),
-    ("glicko", {"period_length": 1.0}, True, False),
-    ("glicko", {}, True, True),
-    ("glicko2", {}, True, False),
-    ("glicko2", {"period_length": 1.0}, True, False),
-    ("trueskill", {}, False, False),
-    # options that change the saved state: RD floor and cap, growth, period length, priors of newcomers
-    ("glicko", {"c": 60.0, "rd_max": 300.0, "rd": 250.0, "rd_min": 40.0, "period_length": 0.5}, True, False),
-    ("glicko", {"rd_min": 30.0, "priors": pl.DataFrame({
-        "player": ["p1", "p2", "p3", "p4"], "league": ["east", None, "west", None],
-        "rating": [1700.0, 1300.0, 1550.0, 1800.0], "sd": [80.0, 500.0, 10.0, None]})}, True, True),
-    ("glicko2", {}, True, True),
-    ("glicko2", {"tau": 1.1, "rd_min": 45.0, "volatility": 0.09, "priors": pl.DataFrame({
-        "player": ["p1", "p2", "p3"], "league": ["east", None, "west"], "rating": [1700.0, 1300.0, 1550.0],
-        "sd": [80.0, 500.0, 10.0], "volatility": [0.2, None, 0.01]})}, True, True),
-    ("trueskill", {"tau": 0.5, "draw_probability": 0.0, "priors": pl.DataFrame({
-        "player": ["p1", "p2", "p3"], "league": ["east", None, "west"], "rating": [30.0, 20.0, 25.0],
-        "sd": [1.0, 12.0, None]})}, False, False),
-    ("chance", {"grid_points": 201}, False, False),
-    ("chance", {"grid_points": 51, "algorithm": "naive", "kernel": "laplace", "drift_sd": 0.1}, False, False),
-    ("chance", {"grid_points": 61, "sigmoid": "laplace", "kernel": "laplace", "beta": 1.0}, False, False),
-    ("elo2k", {}, True, False),
-    ("elo2k", {"dim": 2, "seed": 7}, True, False),
-    ("pairwise", {}, True, False),
-    ("pairwise", {"prior_games": 3.0, "initial": 0.0, "scale": 1.0}, True, False),
-]
-
-
-def history(n: int, n_players: int, seed: int, weights: bool, periods: bool) -> pl.DataFrame:
-    """Random matches over a few days in two leagues plus league-less rows, with many ties in played_at."""
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, n_players, n)
-    b = (a + rng.integers(1, n_players, n)) % n_players
-    minutes = np.sort(rng.integers(0, 4 * 24 * 60, n)) // 180 * 180  # ties: 3-hour buckets
-    frame = pl.DataFrame({
-        "match_id": rng.permutation(n).astype(np.int64) + 1000,
-        "played_at": pl.Series(minutes * 60_000_000, dtype=pl.Int64).cast(pl.Datetime("us")),
-        "league": rng.choice(np.array(["east", "west", None], dtype=object), n).tolist(),
-        "player_a": [f"p{x}" for x in a],
-        "player_b": [f"p{x}" for x in b],
-        "score_a": rng.choice([0.0, 0.5, 1.0], n, p=[0.45, 0.1, 0.45]),
-    })
-    if weights:
-        frame = frame.with_columns(pl.Series("weight", rng.choice([1.0, 0.5, 2.0], n)))
-    if periods:
-        frame = frame.with_columns((pl.Series(minutes // (24 * 60))).alias("period"))
-    return frame.sample(fraction=1.0, shuffle=True, seed=seed)  # input row order carries no meaning
-
-
-def replay_in_batches(system, matches: pl.DataFrame, cuts: list[int], params: dict):
-    """Replay ``matches`` in batches of (played_at, match_id) order cut at ``cuts``, each from the saved
-    state of the last; re-passes the open period's matches as the state asks. Returns (rows, state)."""
-    ordered = matches.sort("played_at", "match_id")
-    bounds = [0, *cuts, ordered.height]
-    rows: dict = {}
-    state = None
-    for start, stop in zip(bounds[:-1], bounds[1:]):
-        batch = ordered[start:stop]
-        if state is not None:
-            pending = state.filter(pl.col("kind") == "league")["pending_ids"].explode().drop_nulls().to_list()
-            again = ordered[:start].filter(pl.col("match_id").cast(pl.Utf8).is_in(pending))
-            batch = pl.concat([again, batch])
-        out, state = replay_with_state(system, batch, state=state, **params)
-        rows.update({row["match_id"]: row for row in out.iter_rows(named=True)})
-    frame = pl.DataFrame(list(rows.values()), schema=out.schema).sort("league", "seq", nulls_last=True)
-    return frame, state
 
 
 @pytest.mark.parametrize("name, params, weights, periods", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
@@ -112,15 +42,24 @@ def test_state_table_layout_and_seq():
     out, state = replay_with_state(BY_NAME["elo"], matches)
     assert tuple(state.columns) == STATE_COLUMNS
     leagues = state.filter(pl.col("kind") == "league").sort("league", nulls_last=True)
-    counts = out.group_by("league").agg(pl.len(), pl.col("player_a").append(pl.col("player_b")).n_unique().alias("players"))
+    counts = out.group_by("league").agg(
+        pl.len(), pl.col("player_a").append(pl.col("player_b")).n_unique().alias("players")
+    )
     joined = leagues.join(counts, on="league", nulls_equal=True)
     assert (joined["seq"] == joined["len"]).all() and (joined["n_players"] == joined["players"]).all()
     assert leagues["system"].to_list() == ["elo"] * 3
     # one player row per league and player, holding the final rating
-    last = pl.concat([
-        out.select("league", "seq", player="player_a", rating="rating_a_after"),
-        out.select("league", "seq", player="player_b", rating="rating_b_after"),
-    ]).sort("seq").group_by("league", "player").last()
+    last = (
+        pl.concat(
+            [
+                out.select("league", "seq", player="player_a", rating="rating_a_after"),
+                out.select("league", "seq", player="player_b", rating="rating_b_after"),
+            ]
+        )
+        .sort("seq")
+        .group_by("league", "player")
+        .last()
+    )
     players = state.filter(pl.col("kind") == "player").with_columns(pl.col("value").list.first().alias("rating"))
     check = players.join(last, on=["league", "player"], nulls_equal=True, suffix="_replay")
     assert check.height == players.height == last.height
@@ -136,16 +75,28 @@ def test_late_match_refused():
 
 
 def test_same_played_at_later_match_id_continues():
-    matches = pl.DataFrame({
-        "match_id": [1, 2, 3, 4], "played_at": [5, 5, 5, 6], "player_a": ["a", "b", "a", "c"],
-        "player_b": ["b", "c", "c", "a"], "score_a": [1.0, 0.0, 0.5, 1.0],
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3, 4],
+            "played_at": [5, 5, 5, 6],
+            "player_a": ["a", "b", "a", "c"],
+            "player_b": ["b", "c", "c", "a"],
+            "score_a": [1.0, 0.0, 0.5, 1.0],
+        }
+    )
     full = replay_with_state(BY_NAME["elo"], matches)[0]
     first, state = replay_with_state(BY_NAME["elo"], matches[:2])
     rest, _ = replay_with_state(BY_NAME["elo"], matches[2:], state=state)
     assert_frame_equal(pl.concat([first, rest]), full, check_exact=True)
     with pytest.raises(RebuildRequired, match="match_id 1 arrived late"):
-        replay_with_state(BY_NAME["elo"], matches[:1].with_columns(pl.lit(9).alias("match_id")).with_columns(pl.lit(5).alias("played_at")).with_columns(pl.lit(0).alias("match_id").cast(pl.Int64) + 1), state=state)
+        replay_with_state(
+            BY_NAME["elo"],
+            matches[:1]
+            .with_columns(pl.lit(9).alias("match_id"))
+            .with_columns(pl.lit(5).alias("played_at"))
+            .with_columns(pl.lit(0).alias("match_id").cast(pl.Int64) + 1),
+            state=state,
+        )
 
 
 def test_other_parameters_refused():
@@ -158,11 +109,15 @@ def test_other_parameters_refused():
 
 
 def test_schedule_with_new_players_refused_without_them_continues():
-    matches = pl.DataFrame({
-        "match_id": list(range(8)), "played_at": list(range(8)),
-        "player_a": ["a", "b", "c", "a", "b", "c", "a", "d"], "player_b": ["b", "c", "a", "c", "a", "b", "b", "a"],
-        "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5, 1.0],
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": list(range(8)),
+            "played_at": list(range(8)),
+            "player_a": ["a", "b", "c", "a", "b", "c", "a", "d"],
+            "player_b": ["b", "c", "a", "c", "a", "b", "b", "a"],
+            "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5, 1.0],
+        }
+    )
     params = {"a": 1.0, "b": 10.0}
     full = replay_with_state(BY_NAME["elo"], matches[:7], **params)[0]
     first, state = replay_with_state(BY_NAME["elo"], matches[:4], **params)
@@ -186,8 +141,11 @@ def test_chance_priors_for_newcomers_and_fractional_results_continue():
     """Priors set the start of players first seen in a later batch (and are ignored for players with
     saved state); with algorithm 'naive' fractional results continue bit for bit too."""
     matches = history(300, 20, 8, False, False).with_columns(
-        pl.when(pl.col("match_id") % 7 == 0).then(0.25).otherwise(pl.col("score_a")).alias("score_a"))
-    priors = pl.DataFrame({"player": ["p3", "p11", "p17"], "rating": [1700.0, 1350.0, 1550.0], "sd": [80.0, None, 150.0]})
+        pl.when(pl.col("match_id") % 7 == 0).then(0.25).otherwise(pl.col("score_a")).alias("score_a")
+    )
+    priors = pl.DataFrame(
+        {"player": ["p3", "p11", "p17"], "rating": [1700.0, 1350.0, 1550.0], "sd": [80.0, None, 150.0]}
+    )
     params = {"grid_points": 41, "algorithm": "naive"}
     full, full_state = replay_with_state(BY_NAME["chance"], matches, priors=priors, **params)
     ordered, state, rows = matches.sort("played_at", "match_id"), None, []
@@ -204,7 +162,9 @@ def test_chance_priors_for_newcomers_and_fractional_results_continue():
 def test_chance_fast_refuses_other_fractional_results():
     matches = history(120, 10, 9, False, False).sort("played_at", "match_id")
     _, state = replay_with_state(BY_NAME["chance"], matches[:60], grid_points=31)
-    rest = matches[60:].with_columns(pl.when(pl.col("match_id") % 5 == 0).then(0.75).otherwise(pl.col("score_a")).alias("score_a"))
+    rest = matches[60:].with_columns(
+        pl.when(pl.col("match_id") % 5 == 0).then(0.75).otherwise(pl.col("score_a")).alias("score_a")
+    )
     with pytest.raises(RebuildRequired, match="0.75.*factorised"):
         replay_with_state(BY_NAME["chance"], rest, state=state, grid_points=31)
     replay_with_state(BY_NAME["chance"], matches[60:], state=state, grid_points=31)  # 0, ½ and 1 continue
@@ -213,10 +173,15 @@ def test_chance_fast_refuses_other_fractional_results():
 def test_elo2k_field_is_causal_and_saved():
     """The league's field sums and size are state: rating_a_before of a newcomer's first match uses the
     field seen so far, whichever batch brought the other players."""
-    matches = pl.DataFrame({
-        "match_id": [1, 2, 3], "played_at": [1, 2, 3], "player_a": ["a", "c", "a"], "player_b": ["b", "a", "d"],
-        "score_a": [1.0, 0.0, 0.5],
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3],
+            "played_at": [1, 2, 3],
+            "player_a": ["a", "c", "a"],
+            "player_b": ["b", "a", "d"],
+            "score_a": [1.0, 0.0, 0.5],
+        }
+    )
     out, state = replay_with_state(BY_NAME["elo2k"], matches, dim=2)
     league = state.filter(pl.col("kind") == "league").row(0, named=True)
     assert league["value"][0] == 4.0 and len(league["value"]) == 1 + 2 * 2  # players, ΣU, ΣV
@@ -227,11 +192,15 @@ def test_elo2k_field_is_causal_and_saved():
 
 
 def test_elo2k_schedule_with_new_players_refused_without_them_continues():
-    matches = pl.DataFrame({
-        "match_id": list(range(8)), "played_at": list(range(8)),
-        "player_a": ["a", "b", "c", "a", "b", "c", "a", "d"], "player_b": ["b", "c", "a", "c", "a", "b", "b", "a"],
-        "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5, 1.0],
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": list(range(8)),
+            "played_at": list(range(8)),
+            "player_a": ["a", "b", "c", "a", "b", "c", "a", "d"],
+            "player_b": ["b", "c", "a", "c", "a", "b", "b", "a"],
+            "score_a": [1.0, 0.0, 0.5, 1.0, 1.0, 0.0, 0.5, 1.0],
+        }
+    )
     params = {"a": 1.0, "b": 10.0, "dim": 3}
     full = replay_with_state(BY_NAME["elo2k"], matches[:7], **params)[0]
     first, state = replay_with_state(BY_NAME["elo2k"], matches[:4], **params)
@@ -242,18 +211,29 @@ def test_elo2k_schedule_with_new_players_refused_without_them_continues():
 
 
 def test_pairwise_pair_rows_name_ordered_counts():
-    matches = pl.DataFrame({
-        "match_id": [1, 2, 3, 4], "played_at": [1, 2, 3, 4], "player_a": ["b", "a", "b", "c"],
-        "player_b": ["a", "b", "c", "a"], "score_a": [1.0, 0.5, 0.0, 1.0], "weight": [1.0, 2.0, 1.0, 0.5],
-    })
+    matches = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3, 4],
+            "played_at": [1, 2, 3, 4],
+            "player_a": ["b", "a", "b", "c"],
+            "player_b": ["a", "b", "c", "a"],
+            "score_a": [1.0, 0.5, 0.0, 1.0],
+            "weight": [1.0, 2.0, 1.0, 0.5],
+        }
+    )
     _, state = replay_with_state(BY_NAME["pairwise"], matches)
-    pairs = {(r["player"], r["opponent"]): r["value"] for r in state.filter(pl.col("kind") == "pair").iter_rows(named=True)}
+    pairs = {
+        (r["player"], r["opponent"]): r["value"] for r in state.filter(pl.col("kind") == "pair").iter_rows(named=True)
+    }
     # [wins of player, wins of opponent, games]; a draw is half a win each way, weights count as games
     assert pairs == {("a", "b"): [1.0, 2.0, 3.0], ("b", "c"): [0.0, 1.0, 1.0], ("a", "c"): [0.0, 0.5, 0.5]}
     assert state.filter(pl.col("kind") == "league")["value"].to_list() == [[3.0]]
     # a pair split across batches (b-c saved, then met again) continues from its saved counts
-    more = pl.DataFrame({"match_id": [5], "played_at": [5], "player_a": ["c"], "player_b": ["b"], "score_a": [1.0],
-                         "weight": [1.0]})
+    more = pl.DataFrame(
+        {"match_id": [5], "played_at": [5], "player_a": ["c"], "player_b": ["b"], "score_a": [1.0], "weight": [1.0]}
+    )
     _, state = replay_with_state(BY_NAME["pairwise"], more, state=state)
-    pairs = {(r["player"], r["opponent"]): r["value"] for r in state.filter(pl.col("kind") == "pair").iter_rows(named=True)}
+    pairs = {
+        (r["player"], r["opponent"]): r["value"] for r in state.filter(pl.col("kind") == "pair").iter_rows(named=True)
+    }
     assert pairs[("b", "c")] == [0.0, 2.0, 2.0] and pairs[("a", "b")] == [1.0, 2.0, 3.0]

@@ -155,7 +155,7 @@ def test_contest_ranks_are_competition_ranks(contests):
         assert ranks[0] == 1
         for place, (previous, current) in enumerate(zip(ranks, ranks[1:]), start=2):
             # a place either ties the one above it or takes its own place number
-            assert current == previous or current == place
+            assert current in (previous, place)
             saw_tie = saw_tie or current == previous
     assert saw_tie
 
@@ -172,10 +172,42 @@ def test_contest_activity_is_uneven():
 def test_cli_writes_csv_and_parquet(tmp_path):
     csv_path = tmp_path / "matches.csv"
     parquet_path = tmp_path / "contests.parquet"
-    assert main(["matches", "--n-matches", "500", "--n-players", "50", "--n-leagues", "2",
-                 "--seed", "9", "--out", str(csv_path)]) == 0
-    assert main(["contests", "--n-contests", "4", "--players-per-contest", "20",
-                 "--pool-size", "60", "--seed", "9", "--out", str(parquet_path)]) == 0
+    assert (
+        main(
+            [
+                "matches",
+                "--n-matches",
+                "500",
+                "--n-players",
+                "50",
+                "--n-leagues",
+                "2",
+                "--seed",
+                "9",
+                "--out",
+                str(csv_path),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "contests",
+                "--n-contests",
+                "4",
+                "--players-per-contest",
+                "20",
+                "--pool-size",
+                "60",
+                "--seed",
+                "9",
+                "--out",
+                str(parquet_path),
+            ]
+        )
+        == 0
+    )
 
     expected_matches = generate_matches(500, 50, n_leagues=2, seed=9)
     read_matches = pl.read_csv(csv_path, try_parse_dates=True)
@@ -215,8 +247,12 @@ def test_demo_matches_bad_rows_as_documented(demo_directory):
         "duplicate game_id": raw.filter(pl.col("game_id").is_duplicated()),
     }
     assert {name: rows.height for name, rows in checks.items()} == {
-        "empty black": 1, "self-match": 1, "bad result": 1,
-        "empty played_at": 1, "bad played_at": 1, "duplicate game_id": 2,
+        "empty black": 1,
+        "self-match": 1,
+        "bad result": 1,
+        "empty played_at": 1,
+        "bad played_at": 1,
+        "duplicate game_id": 2,
     }
     assert checks["bad result"]["result"].to_list() == ["2-0"]
     assert checks["duplicate game_id"]["game_id"].to_list() == [str(DEMO_DUPLICATED_GAME_ID)] * 2
@@ -226,10 +262,7 @@ def test_demo_matches_bad_rows_as_documented(demo_directory):
     assert len(checks) == DEMO_BAD_MATCH_ROWS
 
     # Dropping the injected rows (keeping the first of the duplicated id) gives the generator output.
-    valid = (
-        raw.filter(pl.col("game_id").cast(pl.Int64) <= 30_000)
-        .unique("game_id", keep="first", maintain_order=True)
-    )
+    valid = raw.filter(pl.col("game_id").cast(pl.Int64) <= 30_000).unique("game_id", keep="first", maintain_order=True)
     canonical = valid.select(
         pl.col("game_id").cast(pl.Int64).alias("match_id"),
         pl.col("played_at").str.to_datetime("%Y-%m-%d %H:%M:%S", time_unit="us"),
@@ -257,6 +290,5 @@ def test_demo_contests_layout(demo_directory):
 @pytest.mark.parametrize("name", ["demo_matches.csv", "demo_contest_results.csv"])
 def test_bundled_seeds_match_generator(demo_directory, name):
     bundled = REPO_SEEDS / name
-    if not bundled.exists():
-        pytest.skip(f"{bundled} not present")
+    assert bundled.exists(), f"{bundled} is missing: the demo and this check need the bundled seed"
     assert bundled.read_bytes() == (demo_directory / name).read_bytes()

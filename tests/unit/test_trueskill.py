@@ -11,28 +11,8 @@ import numpy as np
 import polars as pl
 import pytest
 import trueskill as trueskill_package  # test-only peer (extra "test"): a missing package fails, never skips
-from hypothesis import given
-from hypothesis import strategies as st
-from polars.testing import assert_frame_equal
-
-import replay_cases
-from duckrate import DuckrateInputError
-from duckrate.systems._replay import replay_with_state
-from duckrate.systems._state import RebuildRequired
-from duckrate.systems.trueskill import (
-    TRUESKILL,
-    draw_margin,
-    interval_moments,
-    match_quality,
-    outcome_probabilities,
-    trueskill,
-    upper_moments,
-    v_draw,
-    v_win,
-    w_draw,
-    w_win,
-)
-from replay_cases import (
+from helpers import replay_cases
+from helpers.replay_cases import (
     CONTRACT_COLUMNS,
     assert_after_state_is_carried_into_the_next_match,
     assert_leagues_are_independent,
@@ -54,6 +34,26 @@ from replay_cases import (
     python_defaults,
     small_frame,
     swap_sides,
+)
+from hypothesis import given
+from hypothesis import strategies as st
+from polars.testing import assert_frame_equal
+
+from duckrate import DuckrateInputError
+from duckrate.systems._replay import replay_with_state
+from duckrate.systems._state import RebuildRequired
+from duckrate.systems.trueskill import (
+    TRUESKILL,
+    draw_margin,
+    interval_moments,
+    match_quality,
+    outcome_probabilities,
+    trueskill,
+    upper_moments,
+    v_draw,
+    v_win,
+    w_draw,
+    w_win,
 )
 
 STATE_COLUMNS = CONTRACT_COLUMNS[8:]  # rating_{a,b}_before, sd_{a,b}_before, then the same _after
@@ -123,8 +123,9 @@ def test_draw_margin():
 # Random histories: the `trueskill` package and a naive reference, replayed match by match.
 
 
-def random_history(seed, n=400, n_players=30, id_kind="int", time_kind="int", leagues=("chess", "go", None),
-                   draw_share=0.2):
+def random_history(
+    seed, n=400, n_players=30, id_kind="int", time_kind="int", leagues=("chess", "go", None), draw_share=0.2
+):
     """Wins, draws (``draw_share`` of the games) and losses only, no weights: TrueSkill's own draws, not
     replay_cases.random_history's (fractional scores and weights, which TrueSkill rejects)."""
     rng = np.random.default_rng(seed)
@@ -181,9 +182,17 @@ def replay_with_package(frame, priors=None, **params):
     ts = trueskill_package
 
     p = {**DEFAULTS, **params}
-    env = ts.TrueSkill(mu=p["mu"], sigma=p["sigma"], beta=p["beta"], tau=p["tau"],
-                       draw_probability=p["draw_probability"], backend="scipy")
-    states = {key: env.create_rating(*state) for key, state in starting_states(frame, priors, p["mu"], p["sigma"]).items()}
+    env = ts.TrueSkill(
+        mu=p["mu"],
+        sigma=p["sigma"],
+        beta=p["beta"],
+        tau=p["tau"],
+        draw_probability=p["draw_probability"],
+        backend="scipy",
+    )
+    states = {
+        key: env.create_rating(*state) for key, state in starting_states(frame, priors, p["mu"], p["sigma"]).items()
+    }
     result = {}
     for r in sorted(frame.to_dicts(), key=lambda r: (r["played_at"], r["match_id"])):
         key_a, key_b = (r.get("league"), r["player_a"]), (r.get("league"), r["player_b"])
@@ -195,7 +204,9 @@ def replay_with_package(frame, priors=None, **params):
         else:
             new_a, new_b = ts.rate_1vs1(a, b, drawn=True, env=env)
         states[key_a], states[key_b] = new_a, new_b
-        result[r["match_id"]] = dict(zip(STATE_COLUMNS, (a.mu, b.mu, a.sigma, b.sigma, new_a.mu, new_b.mu, new_a.sigma, new_b.sigma)))
+        result[r["match_id"]] = dict(
+            zip(STATE_COLUMNS, (a.mu, b.mu, a.sigma, b.sigma, new_a.mu, new_b.mu, new_a.sigma, new_b.sigma))
+        )
     return result
 
 
@@ -240,7 +251,9 @@ def reference_trueskill(frame, priors=None, **params):
         states[(league, r["player_a"])], states[(league, r["player_b"])] = new_a, new_b
         played[league] = played.get(league, 0) + 1
         result[r["match_id"]] = {
-            "league": league, "seq": played[league], "expected_a": p_win + 0.5 * p_draw,
+            "league": league,
+            "seq": played[league],
+            "expected_a": p_win + 0.5 * p_draw,
             **dict(zip(STATE_COLUMNS, (mu_a, mu_b, sigma_a, sigma_b, *new_a[:1], *new_b[:1], new_a[1], new_b[1]))),
         }
     return result
@@ -300,7 +313,9 @@ def first_states(out):
     first = {}
     for row in out.sort("league", "seq", nulls_last=True).iter_rows(named=True):
         for side in "ab":
-            first.setdefault((row["league"], row[f"player_{side}"]), (row[f"rating_{side}_before"], row[f"sd_{side}_before"]))
+            first.setdefault(
+                (row["league"], row[f"player_{side}"]), (row[f"rating_{side}_before"], row[f"sd_{side}_before"])
+            )
     return first
 
 
@@ -322,8 +337,12 @@ def test_no_draw_margin_matches_reference():
     """draw_probability = 0: wins use ε = 0 and draws the limit v = -t, w = 1 (the package cannot rate these)."""
     frame = random_history(4, draw_share=0.3)
     out = trueskill(frame, draw_probability=0.0, priors=RANDOM_PRIORS)
-    assert max_error(out, reference_trueskill(frame, priors=RANDOM_PRIORS, draw_probability=0.0),
-                     ["expected_a", *STATE_COLUMNS]) <= REFERENCE_TOLERANCE
+    assert (
+        max_error(
+            out, reference_trueskill(frame, priors=RANDOM_PRIORS, draw_probability=0.0), ["expected_a", *STATE_COLUMNS]
+        )
+        <= REFERENCE_TOLERANCE
+    )
 
 
 def test_draw_without_margin_by_hand():
@@ -490,9 +509,13 @@ def test_property_swapping_sides_mirrors(history, params, states):
 
 @PROPERTY_SETTINGS
 @given(
-    st.floats(-1e4, 1e4), st.floats(-1e4, 1e4), st.floats(0.01, 1e3), st.sampled_from([0.0, 0.5, 1.0]),
-    st.fixed_dictionaries({"beta": st.floats(0.01, 100.0), "tau": st.floats(0.0, 10.0),
-                           "draw_probability": st.floats(0.0, 0.95)}),
+    st.floats(-1e4, 1e4),
+    st.floats(-1e4, 1e4),
+    st.floats(0.01, 1e3),
+    st.sampled_from([0.0, 0.5, 1.0]),
+    st.fixed_dictionaries(
+        {"beta": st.floats(0.01, 100.0), "tau": st.floats(0.0, 10.0), "draw_probability": st.floats(0.0, 0.95)}
+    ),
 )
 def test_property_equal_sigma_game_keeps_mean_sum(mu_a, mu_b, sigma, score, params):
     row = head_to_head(mu_a, sigma, mu_b, sigma, score, **params)
@@ -519,10 +542,18 @@ def test_property_row_order_and_repeats_give_identical_output(history, params, s
 
 @PROPERTY_SETTINGS
 @given(
-    st.floats(-1e6, 1e6), st.floats(-1e6, 1e6), st.floats(1e-3, 1e3), st.floats(1e-3, 1e3),
+    st.floats(-1e6, 1e6),
+    st.floats(-1e6, 1e6),
+    st.floats(1e-3, 1e3),
+    st.floats(1e-3, 1e3),
     st.sampled_from([0.0, 0.5, 1.0]),
-    st.fixed_dictionaries({"beta": st.floats(1e-3, 100.0), "tau": st.floats(0.0, 10.0),
-                           "draw_probability": st.one_of(st.just(0.0), st.floats(0.0, 0.99))}),
+    st.fixed_dictionaries(
+        {
+            "beta": st.floats(1e-3, 100.0),
+            "tau": st.floats(0.0, 10.0),
+            "draw_probability": st.one_of(st.just(0.0), st.floats(0.0, 0.99)),
+        }
+    ),
 )
 def test_property_extreme_rating_gaps_stay_finite(mu_a, mu_b, sigma_a, sigma_b, score, params):
     row = head_to_head(mu_a, sigma_a, mu_b, sigma_b, score, **params)
@@ -644,7 +675,13 @@ def test_unknown_parameter():
 
 
 def test_empty_input_returns_empty_frame():
-    schema = {"match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8, "score_a": pl.Float64}
+    schema = {
+        "match_id": pl.Int64,
+        "played_at": pl.Int64,
+        "player_a": pl.Utf8,
+        "player_b": pl.Utf8,
+        "score_a": pl.Float64,
+    }
     out = trueskill(pl.DataFrame(schema=schema))
     assert out.height == 0 and out.columns == CONTRACT_COLUMNS
     assert out.schema["seq"] == pl.Int64 and out.schema["sd_a_after"] == pl.Float64
@@ -674,10 +711,17 @@ def test_state_holds_mu_and_sigma_and_continues():
     rest, state = replay_with_state(TRUESKILL, frame[70:], state=state, tau=0.3)
     assert_frame_equal(pl.concat([first, rest]).sort("league", "seq", nulls_last=True), full, check_exact=True)
     assert_frame_equal(state, full_state, check_exact=True)
-    last = pl.concat([
-        full.select("league", "seq", player="player_a", mu="rating_a_after", sigma="sd_a_after"),
-        full.select("league", "seq", player="player_b", mu="rating_b_after", sigma="sd_b_after"),
-    ]).sort("seq").group_by("league", "player").last()
+    last = (
+        pl.concat(
+            [
+                full.select("league", "seq", player="player_a", mu="rating_a_after", sigma="sd_a_after"),
+                full.select("league", "seq", player="player_b", mu="rating_b_after", sigma="sd_b_after"),
+            ]
+        )
+        .sort("seq")
+        .group_by("league", "player")
+        .last()
+    )
     players = state.filter(pl.col("kind") == "player").select("league", "player", "value")
     check = players.join(last, on=["league", "player"], nulls_equal=True)
     assert check.height == players.height == last.height

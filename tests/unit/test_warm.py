@@ -11,9 +11,13 @@ from duckrate.warm import called_macros, warm
 
 def test_warm_calls_every_public_macro_and_runs():
     con = duckrate.register(duckdb.connect())
-    public = {name for (name,) in con.execute(
-        "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type = 'table_macro' "
-        "AND NOT internal AND function_name NOT LIKE 'duckrate\\_%' ESCAPE '\\'").fetchall()}
+    public = {
+        name
+        for (name,) in con.execute(
+            "SELECT DISTINCT function_name FROM duckdb_functions() WHERE function_type = 'table_macro' "
+            "AND NOT internal AND function_name NOT LIKE 'duckrate\\_%' ESCAPE '\\'"
+        ).fetchall()
+    }
     missing = {name for name in public if not name.endswith("_resume_check")} - called_macros()
     assert not missing, f"macros warm() never calls: {sorted(missing)}"
     lines = []

@@ -50,9 +50,7 @@ def require_columns(replay: pl.DataFrame, needed: Iterable[str], *, caller: str)
         lists the ones expected.
     """
     if not isinstance(replay, pl.DataFrame):
-        raise TypeError(
-            f"{caller}: expected the replay as a polars.DataFrame, got {type(replay).__name__}"
-        )
+        raise TypeError(f"{caller}: expected the replay as a polars.DataFrame, got {type(replay).__name__}")
     needed = list(needed)
     present = set(replay.columns)
     missing = [name for name in needed if name not in present]
@@ -95,18 +93,13 @@ def require_forecasts(replay: pl.DataFrame, *, caller: str) -> None:
         low, high = checks[f"{name}:min"], checks[f"{name}:max"]
         if nulls or nans:
             raise DuckrateInputError(
-                f"{caller}: expected {name} without nulls or NaN, "
-                f"found {nulls} null and {nans} NaN value(s)"
+                f"{caller}: expected {name} without nulls or NaN, found {nulls} null and {nans} NaN value(s)"
             )
         if low is not None and (low < 0.0 or high > 1.0):
-            raise DuckrateInputError(
-                f"{caller}: expected {name} within [0, 1], found values from {low} to {high}"
-            )
+            raise DuckrateInputError(f"{caller}: expected {name} within [0, 1], found values from {low} to {high}")
 
 
-def log_loss_expr(
-    expected: str = "expected_a", score: str = "score_a"
-) -> pl.Expr:
+def log_loss_expr(expected: str = "expected_a", score: str = "score_a") -> pl.Expr:
     """Per-match log loss ``-(s ln p + (1 - s) ln(1 - p))`` as a Polars expression.
 
     Parameters
@@ -126,4 +119,3 @@ def log_loss_expr(
     p = pl.col(expected).cast(pl.Float64).clip(PROBABILITY_CLIP, 1.0 - PROBABILITY_CLIP)
     s = pl.col(score).cast(pl.Float64)
     return -(s * p.log() + (1.0 - s) * (1.0 - p).log())
-

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import math
+from collections.abc import Mapping
 from numbers import Integral, Real
 
 import polars as pl
 
 from duckrate.errors import DuckrateInputError
-
 from duckrate.evaluation._replay_frame import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
@@ -49,17 +47,13 @@ _SUMMARY_COLUMNS: tuple[str, ...] = PLAYER_FORECAST_COLUMNS
 _SD_BEFORE_COLUMNS: tuple[str, ...] = ("sd_a_before", "sd_b_before")
 
 
-def _wilson_bounds(
-    proportion: pl.Expr, trials: pl.Expr, z: float = Z_95
-) -> tuple[pl.Expr, pl.Expr]:
+def _wilson_bounds(proportion: pl.Expr, trials: pl.Expr, z: float = Z_95) -> tuple[pl.Expr, pl.Expr]:
     """Lower and upper Wilson score interval bounds for ``proportion`` over ``trials``."""
     z_squared = z * z
     n = trials.cast(pl.Float64)
     denominator = 1.0 + z_squared / n
     centre = (proportion + z_squared / (2.0 * n)) / denominator
-    half_width = (
-        z * (proportion * (1.0 - proportion) / n + z_squared / (4.0 * n * n)).sqrt() / denominator
-    )
+    half_width = z * (proportion * (1.0 - proportion) / n + z_squared / (4.0 * n * n)).sqrt() / denominator
     return (centre - half_width).clip(0.0, 1.0), (centre + half_width).clip(0.0, 1.0)
 
 
@@ -108,9 +102,7 @@ def calibration_bins(replay: pl.DataFrame, bins: int = 10) -> pl.DataFrame:
     require_forecasts(replay, caller="calibration_bins")
     bins = int(bins)
     expected = pl.col("expected_a").cast(pl.Float64)
-    bin_of_forecast = (
-        (expected * bins).floor().cast(pl.Int64).clip(0, bins - 1) + 1
-    ).alias("bin")
+    bin_of_forecast = ((expected * bins).floor().cast(pl.Int64).clip(0, bins - 1) + 1).alias("bin")
     # Sorted by the summed values themselves, so the float sums (and means) are the same bit for bit
     # whatever order the rows arrive in (e.g. from a parallel DuckDB scan).
     per_bin = (
@@ -140,30 +132,23 @@ def _validate_summary_options(min_games: int, max_sd, warmup: float) -> None:
     """Raise when the options of :func:`calibration_summary` are out of range."""
     if isinstance(min_games, bool) or not isinstance(min_games, Integral) or min_games < 0:
         raise DuckrateInputError(
-            "calibration_summary: expected min_games to be a non-negative integer, "
-            f"got {min_games!r}"
+            f"calibration_summary: expected min_games to be a non-negative integer, got {min_games!r}"
         )
     if isinstance(max_sd, Mapping):
-        bad = {system: value for system, value in max_sd.items() if not isinstance(system, str) or not _valid_max_sd(value)}
+        bad = {
+            system: value for system, value in max_sd.items() if not isinstance(system, str) or not _valid_max_sd(value)
+        }
         if bad:
             raise DuckrateInputError(
-                "calibration_summary: expected max_sd to map system names to non-negative numbers, "
-                f"got {bad!r}"
+                f"calibration_summary: expected max_sd to map system names to non-negative numbers, got {bad!r}"
             )
     elif max_sd is not None and not _valid_max_sd(max_sd):
         raise DuckrateInputError(
             "calibration_summary: expected max_sd to be None, a non-negative number, or a mapping "
             f"from system to such a number, got {max_sd!r}"
         )
-    if (
-        isinstance(warmup, bool)
-        or not isinstance(warmup, Real)
-        or math.isnan(warmup)
-        or not 0.0 <= warmup < 1.0
-    ):
-        raise DuckrateInputError(
-            f"calibration_summary: expected warmup to be a share in [0, 1), got {warmup!r}"
-        )
+    if isinstance(warmup, bool) or not isinstance(warmup, Real) or math.isnan(warmup) or not 0.0 <= warmup < 1.0:
+        raise DuckrateInputError(f"calibration_summary: expected warmup to be a share in [0, 1), got {warmup!r}")
 
 
 def _earlier_games(replay: pl.DataFrame) -> pl.DataFrame:
@@ -176,14 +161,11 @@ def _earlier_games(replay: pl.DataFrame) -> pl.DataFrame:
     row order, so the two halves of the result line up with the replay rows.
     """
     appearances = pl.concat(
-        [
-            replay.select(*GROUP_KEYS, "seq", pl.col(f"player_{side}").alias("player"))
-            for side in ("a", "b")
-        ],
+        [replay.select(*GROUP_KEYS, "seq", pl.col(f"player_{side}").alias("player")) for side in ("a", "b")],
         how="vertical",
     )
     earlier = appearances.select(
-        (pl.col("seq").rank("ordinal").over([*GROUP_KEYS, "player"]).cast(pl.Int64) - 1)
+        pl.col("seq").rank("ordinal").over([*GROUP_KEYS, "player"]).cast(pl.Int64) - 1
     ).to_series()
     return replay.with_columns(
         earlier.slice(0, replay.height).alias("earlier_games_a"),
@@ -262,9 +244,7 @@ def calibration_summary(
         dropped = (pl.len().over(GROUP_KEYS).cast(pl.Float64) * warmup).floor()
         matches = matches.filter(position > dropped)
 
-    established = (pl.col("earlier_games_a") >= min_games) & (
-        pl.col("earlier_games_b") >= min_games
-    )
+    established = (pl.col("earlier_games_a") >= min_games) & (pl.col("earlier_games_b") >= min_games)
     if max_sd is not None:
         if isinstance(max_sd, Mapping):
             bound = pl.col("system").replace_strict(
@@ -281,11 +261,7 @@ def calibration_summary(
     s = pl.col("score_a").cast(pl.Float64)
     decisive = (s == 0.0) | (s == 1.0)
     # Null for draws and other fractional scores, so the mean runs over decisive matches.
-    correct = (
-        pl.when(decisive & (p > 0.5)).then(s)
-        .when(decisive & (p < 0.5)).then(1.0 - s)
-        .when(decisive).then(0.5)
-    )
+    correct = pl.when(decisive & (p > 0.5)).then(s).when(decisive & (p < 0.5)).then(1.0 - s).when(decisive).then(0.5)
     log_loss = pl.col("_log_loss")
     summary = (
         matches.lazy()

@@ -13,12 +13,22 @@ import math
 import numpy as np
 import polars as pl
 
-from duckrate.errors import DuckrateInputError
-
 from duckrate._numba import kernel
+from duckrate.errors import DuckrateInputError
 from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
 
-CONTEST_LEADERBOARD_COLUMNS = ("league", "system", "player", "rank", "rating", "sd", "lower", "upper", "contests", "last_played_at")
+CONTEST_LEADERBOARD_COLUMNS = (
+    "league",
+    "system",
+    "player",
+    "rank",
+    "rating",
+    "sd",
+    "lower",
+    "upper",
+    "contests",
+    "last_played_at",
+)
 CONTEST_METRICS_COLUMNS = ("league", "system", "pair_inversion", "rank_deviation", "n")
 
 
@@ -38,7 +48,9 @@ def contest_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
     upper = rating ∓ 1.96 sd; contests = number of contests played; rank 1 = highest rating (ties broken
     by player name), sorted by league (null first), system, rank.
     """
-    require_columns(replay, ("league", "seq", "played_at", "player", "rating_after", "sd_after"), caller="contest_leaderboard")
+    require_columns(
+        replay, ("league", "seq", "played_at", "player", "rating_after", "sd_after"), caller="contest_leaderboard"
+    )
     replay = _with_keys(replay)
     keys = [*GROUP_KEYS, "player"]
     last = (
@@ -51,8 +63,11 @@ def contest_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
             pl.col("played_at").last().alias("last_played_at"),
         )
     )
-    ranked = last.sort([*GROUP_KEYS, "rating", "player"], descending=[False, False, True, False],
-                       nulls_last=[False, False, True, False]).with_columns(
+    ranked = last.sort(
+        [*GROUP_KEYS, "rating", "player"],
+        descending=[False, False, True, False],
+        nulls_last=[False, False, True, False],
+    ).with_columns(
         pl.int_range(1, pl.len() + 1, dtype=pl.Int64).over(GROUP_KEYS).alias("rank"),
         (pl.col("rating") - Z_95 * pl.col("sd")).alias("lower"),
         (pl.col("rating") + Z_95 * pl.col("sd")).alias("upper"),
@@ -138,27 +153,44 @@ def contest_metrics(replay: pl.DataFrame, min_contests: int = 5, warmup: float =
         raise DuckrateInputError(f"contest_metrics: expected warmup in [0, 1), got {warmup}")
     replay = _with_keys(replay)
     frame = (
-        replay.select(*GROUP_KEYS, "seq", "player", pl.col("rank").cast(pl.Int64), pl.col("rating_before").cast(pl.Float64))
+        replay.select(
+            *GROUP_KEYS, "seq", "player", pl.col("rank").cast(pl.Int64), pl.col("rating_before").cast(pl.Float64)
+        )
         .with_columns(
             pl.len().over([*GROUP_KEYS, "player"]).alias("played"),
             pl.col("seq").max().over(GROUP_KEYS).alias("n_contests"),
         )
         .with_columns(
-            ((pl.col("played") >= min_contests) & (pl.col("seq") > (pl.col("n_contests") * warmup).floor())).alias("included")
+            ((pl.col("played") >= min_contests) & (pl.col("seq") > (pl.col("n_contests") * warmup).floor())).alias(
+                "included"
+            )
         )
         .sort([*GROUP_KEYS, "seq", "rank", "player"], nulls_last=False)
     )
     if frame.height == 0:
-        return pl.DataFrame(schema={"league": pl.Utf8, "system": pl.Utf8, "pair_inversion": pl.Float64,
-                                    "rank_deviation": pl.Float64, "n": pl.Int64})
+        return pl.DataFrame(
+            schema={
+                "league": pl.Utf8,
+                "system": pl.Utf8,
+                "pair_inversion": pl.Float64,
+                "rank_deviation": pl.Float64,
+                "n": pl.Int64,
+            }
+        )
     contest = frame.select(pl.struct(*GROUP_KEYS, "seq").rle_id()).to_series().to_numpy()
     new = np.ones(frame.height, dtype=np.bool_)
     new[1:] = contest[1:] != contest[:-1]
     starts = np.append(np.flatnonzero(new), frame.height).astype(np.int64)
     pair = np.empty(frame.height)
     deviation = np.empty(frame.height)
-    contest_pair_metrics(starts, frame["rating_before"].to_numpy().copy(), frame["rank"].to_numpy().copy(),
-                         frame["included"].to_numpy().copy(), pair, deviation)
+    contest_pair_metrics(
+        starts,
+        frame["rating_before"].to_numpy().copy(),
+        frame["rank"].to_numpy().copy(),
+        frame["included"].to_numpy().copy(),
+        pair,
+        deviation,
+    )
     scored = frame.with_columns(pl.Series("pair_inversion", pair), pl.Series("rank_deviation", deviation))
     return (
         scored.filter(pl.col("pair_inversion").is_not_nan())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import polars as pl
 
 from duckrate.errors import DuckrateInputError
-
 from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
 
 LEADERBOARD_INPUT_COLUMNS: tuple[str, ...] = (
@@ -47,9 +46,7 @@ _MAX_SEQ = 2**31 - 1
 def _require_packable_seq(replay: pl.DataFrame) -> None:
     """Raise unless ``seq`` is non-null and in ``[1, 2**31 - 1]`` and the frame fits the key."""
     if replay.height >= 2**_ROW_BITS:
-        raise DuckrateInputError(
-            f"leaderboard: expected fewer than {2**_ROW_BITS} replay rows, got {replay.height}"
-        )
+        raise DuckrateInputError(f"leaderboard: expected fewer than {2**_ROW_BITS} replay rows, got {replay.height}")
     stats = replay.select(
         pl.col("seq").null_count().alias("nulls"),
         pl.col("seq").min().alias("low"),
@@ -77,10 +74,7 @@ def _last_match_per_player(replay: pl.DataFrame) -> pl.DataFrame:
         *GROUP_KEYS,
         "player_a",
         "player_b",
-        (
-            pl.col("seq").cast(pl.Int64) * (2**_ROW_BITS)
-            + pl.int_range(pl.len(), dtype=pl.Int64)
-        ).alias("last_key"),
+        (pl.col("seq").cast(pl.Int64) * (2**_ROW_BITS) + pl.int_range(pl.len(), dtype=pl.Int64)).alias("last_key"),
     )
     per_side = pl.concat(
         [
@@ -110,9 +104,9 @@ def _last_match_per_player(replay: pl.DataFrame) -> pl.DataFrame:
 def _last_state_per_player(replay: pl.DataFrame) -> pl.DataFrame:
     """Per ``(league, system, player)``: games and rating, sd, played_at after the last match."""
     last_match = _last_match_per_player(replay)
-    last_rows = replay.select(
-        "played_at", "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after"
-    )[last_match["last_row"]]
+    last_rows = replay.select("played_at", "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after")[
+        last_match["last_row"]
+    ]
     on_side_a = last_match["last_side"] == "a"
     state = last_rows.select(
         pl.when(on_side_a)
@@ -120,16 +114,10 @@ def _last_state_per_player(replay: pl.DataFrame) -> pl.DataFrame:
         .otherwise(pl.col("rating_b_after"))
         .cast(pl.Float64)
         .alias("rating"),
-        pl.when(on_side_a)
-        .then(pl.col("sd_a_after"))
-        .otherwise(pl.col("sd_b_after"))
-        .cast(pl.Float64)
-        .alias("sd"),
+        pl.when(on_side_a).then(pl.col("sd_a_after")).otherwise(pl.col("sd_b_after")).cast(pl.Float64).alias("sd"),
         pl.col("played_at").alias("last_played_at"),
     )
-    return pl.concat(
-        [last_match.select(*GROUP_KEYS, "player", "games"), state], how="horizontal"
-    )
+    return pl.concat([last_match.select(*GROUP_KEYS, "player", "games"), state], how="horizontal")
 
 
 def leaderboard(replay: pl.DataFrame) -> pl.DataFrame:

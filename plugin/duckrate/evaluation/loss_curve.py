@@ -7,7 +7,6 @@ from numbers import Integral
 import polars as pl
 
 from duckrate.errors import DuckrateInputError
-
 from duckrate.evaluation._replay_frame import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
@@ -85,22 +84,24 @@ def loss_curve(replay: pl.DataFrame, points: int = 200) -> pl.DataFrame:
     points = int(points)
 
     appearances = pl.concat(
-        [
-            replay.lazy().select(*GROUP_KEYS, pl.col(f"player_{side}").alias("player"))
-            for side in ("a", "b")
-        ],
+        [replay.lazy().select(*GROUP_KEYS, pl.col(f"player_{side}").alias("player")) for side in ("a", "b")],
         how="vertical",
     )
     players_per_group = appearances.group_by(*GROUP_KEYS).agg(
         pl.col("player").n_unique().cast(pl.Int64).alias("players")
     )
     steps = _checkpoint_steps(points)
-    running_at_checkpoints = replay.lazy().group_by(*GROUP_KEYS).agg(
-        steps.alias("t"),
-        log_loss_expr().sort_by("seq").cum_sum().gather(steps - 1).alias("_cumulative_log_loss"),
+    running_at_checkpoints = (
+        replay.lazy()
+        .group_by(*GROUP_KEYS)
+        .agg(
+            steps.alias("t"),
+            log_loss_expr().sort_by("seq").cum_sum().gather(steps - 1).alias("_cumulative_log_loss"),
+        )
     )
     running_at_checkpoints, players_per_group = pl.collect_all(
-        [running_at_checkpoints, players_per_group], engine="in-memory"  # bit-reproducible float sums
+        [running_at_checkpoints, players_per_group],
+        engine="in-memory",  # bit-reproducible float sums
     )
     return (
         running_at_checkpoints.explode(["t", "_cumulative_log_loss"])

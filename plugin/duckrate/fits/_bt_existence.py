@@ -124,7 +124,7 @@ def check_existence(pairs: Pairs) -> Existence:
     beaten_from_outside[ca[lost]] = True
     order = np.argsort(component, kind="stable")
     bounds = np.searchsorted(component[order], np.arange(count + 1))
-    members = [order[bounds[c]:bounds[c + 1]] for c in range(count)]
+    members = [order[bounds[c] : bounds[c + 1]] for c in range(count)]
     isolated = [members[c] for c in range(count) if not beaten_from_outside[c] and not beats_outside[c]]
     unbeaten = [members[c] for c in range(count) if not beaten_from_outside[c] and beats_outside[c]]
     winless = [members[c] for c in range(count) if beaten_from_outside[c] and not beats_outside[c]]
@@ -144,14 +144,21 @@ def _names(groups: list[np.ndarray], name_of, limit: int = 8) -> str:
 
 def describe(existence: Existence, name_of, where: str) -> str:
     """The error message for a failed check; ``name_of(code)`` gives a player's name."""
-    parts = [f"{where}: no finite maximum-likelihood Bradley-Terry ratings exist (the players split into "
-             f"{existence.n_components} groups that are not linked by wins both ways)"]
+    parts = [
+        f"{where}: no finite maximum-likelihood Bradley-Terry ratings exist (the players split into "
+        f"{existence.n_components} groups that are not linked by wins both ways)"
+    ]
     if existence.unbeaten:
-        parts.append(f"never lost to anyone outside their group (rating would run to +infinity): {_names(existence.unbeaten, name_of)}")
+        parts.append(
+            f"never lost to anyone outside their group (rating would run to +infinity): {_names(existence.unbeaten, name_of)}"
+        )
     if existence.winless:
-        parts.append(f"never beat anyone outside their group (rating would run to -infinity): {_names(existence.winless, name_of)}")
+        parts.append(
+            f"never beat anyone outside their group (rating would run to -infinity): {_names(existence.winless, name_of)}"
+        )
     if existence.isolated:
         parts.append(f"never played anyone outside their group: {_names(existence.isolated, name_of)}")
-    parts.append("set prior_sd (e.g. prior_sd := 300, a Gaussian prior in rating points) for a MAP fit, "
-                 "or drop these players")
+    parts.append(
+        "set prior_sd (e.g. prior_sd := 300, a Gaussian prior in rating points) for a MAP fit, or drop these players"
+    )
     return "; ".join(parts)

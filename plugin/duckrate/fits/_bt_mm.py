@@ -84,5 +84,13 @@ def mm_fit(
         iterations += 1
         if np.max(np.abs(theta)) > RUNAWAY or abs(alpha) > RUNAWAY:
             raise Runaway(theta, alpha)
-    return Solution(theta=theta, alpha=alpha, converged=g_norm <= tol, iterations=iterations,
-                    gradient_norm=g_norm, objective=f, method="mm", history=history)
+    return Solution(
+        theta=theta,
+        alpha=alpha,
+        converged=g_norm <= tol,
+        iterations=iterations,
+        gradient_norm=g_norm,
+        objective=f,
+        method="mm",
+        history=history,
+    )

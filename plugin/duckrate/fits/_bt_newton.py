@@ -16,7 +16,7 @@ import numpy as np
 
 from ._bt_model import center, evaluate, gradient_norm, preconditioned_cg
 from ._bt_pairs import Pairs
-from ._bt_solution import RUNAWAY, Solution, Runaway
+from ._bt_solution import RUNAWAY, Runaway, Solution
 
 
 def newton_fit(
@@ -55,12 +55,17 @@ def newton_fit(
     iterations = 0
     while g_norm > tol and iterations < max_iter:
         forcing = min(0.5, math.sqrt(g_norm / g0))
-        cg_total += preconditioned_cg(pairs.a, pairs.b, curvature, precision, diagonal, -grad, use_alpha,
-                                      forcing, 10 * n + 100, step)
+        cg_total += preconditioned_cg(
+            pairs.a, pairs.b, curvature, precision, diagonal, -grad, use_alpha, forcing, 10 * n + 100, step
+        )
         slope = float(np.dot(grad[:n], step[:n])) + (grad[n] * step[n] if use_alpha else 0.0)
         if not slope < 0.0:  # CG gave no descent direction (only at rounding level): steepest descent
             step[:] = -grad / diagonal
-            slope = -float(np.dot(grad, grad / diagonal)) if use_alpha else -float(np.dot(grad[:n], grad[:n] / diagonal[:n]))
+            slope = (
+                -float(np.dot(grad, grad / diagonal))
+                if use_alpha
+                else -float(np.dot(grad[:n], grad[:n] / diagonal[:n]))
+            )
         t = 1.0
         slack = 1e-12 * (abs(f) + 1.0)  # f is a long sum: allow its rounding noise near the optimum
         for _ in range(60):
@@ -68,8 +73,19 @@ def newton_fit(
             trial_alpha = alpha + t * step[n] if use_alpha else 0.0
             if mle:
                 center(trial)
-            f_trial = evaluate(pairs.a, pairs.b, pairs.wins, pairs.losses, trial, trial_alpha, mu, precision,
-                               trial_grad, trial_curvature, trial_diagonal)
+            f_trial = evaluate(
+                pairs.a,
+                pairs.b,
+                pairs.wins,
+                pairs.losses,
+                trial,
+                trial_alpha,
+                mu,
+                precision,
+                trial_grad,
+                trial_curvature,
+                trial_diagonal,
+            )
             if f_trial <= f + 1e-4 * t * slope + slack:
                 break
             t *= 0.5
@@ -84,5 +100,14 @@ def newton_fit(
         iterations += 1
         if np.max(np.abs(theta)) > RUNAWAY or abs(alpha) > RUNAWAY:
             raise Runaway(theta, alpha)
-    return Solution(theta=theta, alpha=alpha, converged=g_norm <= tol, iterations=iterations,
-                    gradient_norm=g_norm, objective=f, method="newton", history=history, inner_iterations=cg_total)
+    return Solution(
+        theta=theta,
+        alpha=alpha,
+        converged=g_norm <= tol,
+        iterations=iterations,
+        gradient_norm=g_norm,
+        objective=f,
+        method="newton",
+        history=history,
+        inner_iterations=cg_total,
+    )

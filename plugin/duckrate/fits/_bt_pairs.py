@@ -110,14 +110,18 @@ def _aggregate(code_a, code_b, score, weight, n_players):
     return pair_a, pair_b, wins, losses, games, row_pair, row_wins, row_losses
 
 
-def pairs_from_rows(code_a: np.ndarray, code_b: np.ndarray, score: np.ndarray, weight: np.ndarray | None, n_players: int) -> Pairs:
+def pairs_from_rows(
+    code_a: np.ndarray, code_b: np.ndarray, score: np.ndarray, weight: np.ndarray | None, n_players: int
+) -> Pairs:
     """Aggregate games given as integer codes (``0 <= code < n_players``, ``code_a != code_b``), scores in
     [0, 1] and optional positive weights (None: every game weighs 1) into :class:`Pairs`."""
     code_a = np.ascontiguousarray(code_a, dtype=np.int64)
     code_b = np.ascontiguousarray(code_b, dtype=np.int64)
     score = np.ascontiguousarray(score, dtype=np.float64)
     weight = np.ones(1, dtype=np.float64) if weight is None else np.ascontiguousarray(weight, dtype=np.float64)
-    a, b, wins, losses, games, row_pair, row_wins, row_losses = _aggregate(code_a, code_b, score, weight, int(n_players))
+    a, b, wins, losses, games, row_pair, row_wins, row_losses = _aggregate(
+        code_a, code_b, score, weight, int(n_players)
+    )
     return Pairs(int(n_players), a, b, wins, losses, games, row_pair, row_wins, row_losses)
 
 
@@ -136,5 +140,9 @@ def _resample_sums(row_pair, row_wins, row_losses, counts, n_pairs):
 def resampled(pairs: Pairs, counts: np.ndarray) -> Pairs:
     """The same pairs with each row counted ``counts[row]`` times (a bootstrap resample); pairs left with
     no game keep zero wins and losses, which adds nothing to the likelihood."""
-    wins, losses = _resample_sums(pairs.row_pair, pairs.row_wins, pairs.row_losses, np.ascontiguousarray(counts, np.int64), pairs.n_pairs)
-    return Pairs(pairs.n_players, pairs.a, pairs.b, wins, losses, pairs.games, pairs.row_pair, pairs.row_wins, pairs.row_losses)
+    wins, losses = _resample_sums(
+        pairs.row_pair, pairs.row_wins, pairs.row_losses, np.ascontiguousarray(counts, np.int64), pairs.n_pairs
+    )
+    return Pairs(
+        pairs.n_players, pairs.a, pairs.b, wins, losses, pairs.games, pairs.row_pair, pairs.row_wins, pairs.row_losses
+    )

@@ -32,9 +32,17 @@ class NoFiniteOptimum(ArithmeticError):
         self.reason = reason
 
 
-def fit_pairs(pairs: Pairs, precision: np.ndarray, mu: np.ndarray, use_alpha: bool = False, method: str = "newton",
-              tol: float = 1e-9, max_iter: int | None = None, theta0: np.ndarray | None = None,
-              alpha0: float = 0.0) -> Solution:
+def fit_pairs(
+    pairs: Pairs,
+    precision: np.ndarray,
+    mu: np.ndarray,
+    use_alpha: bool = False,
+    method: str = "newton",
+    tol: float = 1e-9,
+    max_iter: int | None = None,
+    theta0: np.ndarray | None = None,
+    alpha0: float = 0.0,
+) -> Solution:
     """Minimise the penalised negative log-likelihood of :mod:`._bt_model` over ``pairs``.
 
     Raises :class:`NoFiniteOptimum` when the plain MLE (all ``precision`` zero) does not exist or the
@@ -53,8 +61,16 @@ def fit_pairs(pairs: Pairs, precision: np.ndarray, mu: np.ndarray, use_alpha: bo
     solver = {"newton": newton_fit, "mm": mm_fit}[method]
     try:
         with np.errstate(divide="ignore"):
-            solution = solver(pairs, precision, mu, use_alpha, tol, DEFAULT_MAX_ITER[method] if max_iter is None else max_iter,
-                              theta0, alpha0)
+            solution = solver(
+                pairs,
+                precision,
+                mu,
+                use_alpha,
+                tol,
+                DEFAULT_MAX_ITER[method] if max_iter is None else max_iter,
+                theta0,
+                alpha0,
+            )
     except Runaway as runaway:
         raise NoFiniteOptimum(None) from runaway
     if mle and pairs.n_pairs:
@@ -65,9 +81,18 @@ def fit_pairs(pairs: Pairs, precision: np.ndarray, mu: np.ndarray, use_alpha: bo
     return solution
 
 
-def bt_theta(player_a: np.ndarray, player_b: np.ndarray, score: np.ndarray, n_players: int,
-             weight: np.ndarray | None = None, ridge: float = 0.0, home_advantage: bool = False,
-             method: str = "newton", tol: float = 1e-9, max_iter: int | None = None) -> Solution:
+def bt_theta(
+    player_a: np.ndarray,
+    player_b: np.ndarray,
+    score: np.ndarray,
+    n_players: int,
+    weight: np.ndarray | None = None,
+    ridge: float = 0.0,
+    home_advantage: bool = False,
+    method: str = "newton",
+    tol: float = 1e-9,
+    max_iter: int | None = None,
+) -> Solution:
     """Fit θ from integer-coded games: ``player_a``/``player_b`` in ``0..n_players-1`` (side A first),
     ``score`` = side A's score in [0, 1], optional positive ``weight``; ``ridge`` = λ of the penalty
     ``(λ/2)‖θ‖²`` (natural units; 0 = plain MLE, then θ is mean-zero). Returns a :class:`Solution`

@@ -102,8 +102,9 @@ def _inverse_factor(h):
     return w
 
 
-def hessian_variances(pairs: Pairs, curvature: np.ndarray, precision: np.ndarray, use_alpha: bool,
-                      anchor: int | None, centred: bool) -> tuple[np.ndarray, float]:
+def hessian_variances(
+    pairs: Pairs, curvature: np.ndarray, precision: np.ndarray, use_alpha: bool, anchor: int | None, centred: bool
+) -> tuple[np.ndarray, float]:
     """Variances of the reported θ (natural units²) and of α from the inverse Hessian at the optimum.
 
     ``curvature`` is the per-pair ``v`` of :func:`._bt_model.evaluate` at the optimum. The reported θ is
@@ -151,8 +152,15 @@ def _solve_theta_block(pairs: Pairs, curvature, precision, diagonal, rhs_theta: 
     return x
 
 
-def sparse_variances(pairs: Pairs, curvature: np.ndarray, diagonal: np.ndarray, precision: np.ndarray, use_alpha: bool,
-                     anchor: int | None, centred: bool) -> np.ndarray | None:
+def sparse_variances(
+    pairs: Pairs,
+    curvature: np.ndarray,
+    diagonal: np.ndarray,
+    precision: np.ndarray,
+    use_alpha: bool,
+    anchor: int | None,
+    centred: bool,
+) -> np.ndarray | None:
     """Variances of the reported θ (as :func:`hessian_variances`) from the sparse Hessian, or None when
     belief propagation does not converge. ``diagonal`` is the Hessian's diagonal from
     :func:`._bt_model.evaluate` (θ entries, then α's)."""
@@ -194,7 +202,9 @@ def sparse_variances(pairs: Pairs, curvature: np.ndarray, diagonal: np.ndarray, 
     return variance
 
 
-def bootstrap_replicates(pairs: Pairs, refit, normalise, resamples: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, int]:
+def bootstrap_replicates(
+    pairs: Pairs, refit, normalise, resamples: int, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray, int]:
     """θ of ``resamples`` fits on resampled games, as a (used, n_players) array, with the α of each.
 
     ``refit(resampled_pairs) -> Solution``; ``normalise(theta) -> theta`` applies the reporting

@@ -153,9 +153,17 @@ class GameFit:
     converged: bool
 
 
-def fit_games(a: np.ndarray, b: np.ndarray, target: np.ndarray, weight: np.ndarray, n_players: int,
-              features: np.ndarray | None = None, ridge: float = 0.0, tolerance: float = GRADIENT_TOLERANCE,
-              start: np.ndarray | None = None) -> GameFit:
+def fit_games(
+    a: np.ndarray,
+    b: np.ndarray,
+    target: np.ndarray,
+    weight: np.ndarray,
+    n_players: int,
+    features: np.ndarray | None = None,
+    ridge: float = 0.0,
+    tolerance: float = GRADIENT_TOLERANCE,
+    start: np.ndarray | None = None,
+) -> GameFit:
     """Minimise f(θ, α) (module docstring) to gradient norm ``tolerance``.
 
     Parameters
@@ -182,15 +190,18 @@ def fit_games(a: np.ndarray, b: np.ndarray, target: np.ndarray, weight: np.ndarr
     steps = 0
     while norm > tolerance and steps < MAX_NEWTON_STEPS:
         steps += 1
-        direction = newton_direction(a, b, features, curvature, n_players, ridge, grad,
-                                     min(0.5, math.sqrt(norm)) * 0.1, 4 * (n_players + m) + 50)
+        direction = newton_direction(
+            a, b, features, curvature, n_players, ridge, grad, min(0.5, math.sqrt(norm)) * 0.1, 4 * (n_players + m) + 50
+        )
         slope = float(grad @ direction)
         if slope >= 0.0:  # not a descent direction (should not happen): fall back to the gradient
             direction, slope = -grad, -norm * norm
         step = 1.0
         while True:
             trial = beta + step * direction
-            trial_value = objective(a, b, target, weight, features, trial, n_players, ridge, trial_grad, trial_curvature)
+            trial_value = objective(
+                a, b, target, weight, features, trial, n_players, ridge, trial_grad, trial_curvature
+            )
             if trial_value <= value + 1e-4 * step * slope:  # Armijo
                 break
             # Near the optimum f changes by less than its rounding error: accept a step that shrinks the gradient.

@@ -26,7 +26,7 @@ def name_ordered_codes(prepared: PreparedMatches) -> tuple[np.ndarray, list[np.n
     local = np.full(prepared.n_states, -1, dtype=np.int64)
     per_league = []
     for league in range(prepared.n_leagues):
-        members = slots[bounds[league]:bounds[league + 1]]
+        members = slots[bounds[league] : bounds[league + 1]]
         local[members] = np.arange(members.size)
         per_league.append(members)
     return local, per_league
@@ -39,4 +39,4 @@ def league_rows(prepared: PreparedMatches) -> list[np.ndarray]:
         return [order]
     grouped = order[np.argsort(prepared.league[order], kind="stable")]
     bounds = np.searchsorted(prepared.league[grouped], np.arange(prepared.n_leagues + 1))
-    return [grouped[bounds[i]:bounds[i + 1]] for i in range(prepared.n_leagues)]
+    return [grouped[bounds[i] : bounds[i + 1]] for i in range(prepared.n_leagues)]

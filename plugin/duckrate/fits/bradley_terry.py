@@ -31,9 +31,16 @@ from ._bt_existence import describe
 from ._bt_model import evaluate
 from ._bt_pairs import Pairs, pairs_from_rows
 from ._bt_solve import NoFiniteOptimum, fit_pairs
+from ._bt_uncertainty import (
+    HESSIAN_HARD_LIMIT,
+    HESSIAN_MAX_PLAYERS,
+    Z_95,
+    bootstrap_replicates,
+    bootstrap_summary,
+    hessian_variances,
+    sparse_variances,
+)
 from ._league_games import league_rows, name_ordered_codes
-from ._bt_uncertainty import (HESSIAN_HARD_LIMIT, HESSIAN_MAX_PLAYERS, Z_95, bootstrap_replicates,
-                              bootstrap_summary, hessian_variances, sparse_variances)
 
 NATURAL_PER_POINT = math.log(10.0) / 400.0  # θ per rating point
 POINTS_PER_NATURAL = 400.0 / math.log(10.0)
@@ -44,30 +51,61 @@ BASE_RATING = 1500.0
 BT_FIT = ReplaySystem(
     name="bt_fit",
     parameters=(
-        Parameter("prior_sd", None, "a prior sd > 0 in rating points, or NULL for the plain MLE",
-                  lambda v: math.isfinite(v) and v > 0, nullable=True),
+        Parameter(
+            "prior_sd",
+            None,
+            "a prior sd > 0 in rating points, or NULL for the plain MLE",
+            lambda v: math.isfinite(v) and v > 0,
+            nullable=True,
+        ),
         Parameter("method", "newton", "'newton' or 'mm'", choices=("newton", "mm")),
         Parameter("anchor_rating", BASE_RATING, "a finite rating for anchor_player"),
-        Parameter("uncertainty", "auto", "'auto', 'hessian', 'sparse', 'bootstrap' or 'none'",
-                  choices=("auto", "hessian", "sparse", "bootstrap", "none")),
-        Parameter("resamples", 100, "an integer number of bootstrap resamples >= 2",
-                  lambda v: math.isfinite(v) and v >= 2, integer=True),
+        Parameter(
+            "uncertainty",
+            "auto",
+            "'auto', 'hessian', 'sparse', 'bootstrap' or 'none'",
+            choices=("auto", "hessian", "sparse", "bootstrap", "none"),
+        ),
+        Parameter(
+            "resamples",
+            100,
+            "an integer number of bootstrap resamples >= 2",
+            lambda v: math.isfinite(v) and v >= 2,
+            integer=True,
+        ),
         Parameter("seed", 0, "an integer seed >= 0", lambda v: math.isfinite(v) and 0 <= v < 2**63, integer=True),
         Parameter("tol", 1e-9, "a gradient-norm tolerance > 0", lambda v: math.isfinite(v) and v > 0),
-        Parameter("max_iter", None, "an integer >= 1, or NULL for the method's default (newton 100, mm 100000)",
-                  lambda v: math.isfinite(v) and v >= 1, nullable=True, integer=True),
+        Parameter(
+            "max_iter",
+            None,
+            "an integer >= 1, or NULL for the method's default (newton 100, mm 100000)",
+            lambda v: math.isfinite(v) and v >= 1,
+            nullable=True,
+            integer=True,
+        ),
     ),
     run=None,
 )
 EXTRA_PARAMETERS = ("home_advantage", "anchor_player")
 
 #: Output columns and their Arrow types, in the contract's order (then this module's extras).
-OUTPUT_SCHEMA = pa.schema([
-    ("league", pa.string()), ("player", pa.string()), ("rating", pa.float64()), ("sd", pa.float64()),
-    ("lower", pa.float64()), ("upper", pa.float64()), ("games", pa.int64()), ("method", pa.string()),
-    ("converged", pa.bool_()), ("iterations", pa.int64()), ("home_advantage", pa.float64()),
-    ("uncertainty", pa.string()), ("resamples", pa.int64()),
-])
+OUTPUT_SCHEMA = pa.schema(
+    [
+        ("league", pa.string()),
+        ("player", pa.string()),
+        ("rating", pa.float64()),
+        ("sd", pa.float64()),
+        ("lower", pa.float64()),
+        ("upper", pa.float64()),
+        ("games", pa.int64()),
+        ("method", pa.string()),
+        ("converged", pa.bool_()),
+        ("iterations", pa.int64()),
+        ("home_advantage", pa.float64()),
+        ("uncertainty", pa.string()),
+        ("resamples", pa.int64()),
+    ]
+)
 
 
 def resolve_parameters(given: dict) -> dict:
@@ -80,7 +118,9 @@ def resolve_parameters(given: dict) -> dict:
         if "unknown parameter" in str(error):
             known = [p.name for p in BT_FIT.parameters] + ["priors", *EXTRA_PARAMETERS]
             unknown = sorted(set(given) - set(known))
-            raise DuckrateInputError(f"bt_fit: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}") from None
+            raise DuckrateInputError(
+                f"bt_fit: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}"
+            ) from None
         raise
     home = extras.get("home_advantage", False)
     if home is None:
@@ -90,7 +130,9 @@ def resolve_parameters(given: dict) -> dict:
     params["home_advantage"] = bool(home)
     anchor = extras.get("anchor_player")
     if anchor is not None and not isinstance(anchor, str):
-        raise DuckrateInputError(f"bt_fit: parameter anchor_player = {anchor!r}; expected a player name (VARCHAR) or NULL")
+        raise DuckrateInputError(
+            f"bt_fit: parameter anchor_player = {anchor!r}; expected a player name (VARCHAR) or NULL"
+        )
     params["anchor_player"] = anchor
     return params
 
@@ -99,8 +141,10 @@ def _prior_arrays(prepared: PreparedMatches, priors, prior_sd: float | None):
     """Prior precision and mean (natural units) per state slot; zeros for the plain MLE."""
     if prior_sd is None:
         if priors is not None and len(priors.get("player", [])):
-            raise DuckrateInputError("bt_fit: priors need prior_sd (the prior's sd in rating points for players "
-                                     "whose prior row has no sd, e.g. prior_sd := 200)")
+            raise DuckrateInputError(
+                "bt_fit: priors need prior_sd (the prior's sd in rating points for players "
+                "whose prior row has no sd, e.g. prior_sd := 200)"
+            )
         zeros = np.zeros(prepared.n_states)
         return zeros, zeros.copy()
     check_positive_priors(priors, ("sd",), "bt_fit")
@@ -125,7 +169,11 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
     except NoFiniteOptimum as failure:
         if failure.existence is not None:
             raise DuckrateInputError(describe(failure.existence, name_of, where)) from None
-        suggestion = "fit without home_advantage" if "side A" in failure.reason else "set prior_sd (e.g. prior_sd := 300) for a MAP fit"
+        suggestion = (
+            "fit without home_advantage"
+            if "side A" in failure.reason
+            else "set prior_sd (e.g. prior_sd := 300) for a MAP fit"
+        )
         raise DuckrateInputError(f"{where}: no finite fit: {failure.reason}; {suggestion}") from None
     n = pairs.n_players
     shift = 0.0
@@ -134,7 +182,11 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
 
     def normalise(theta):
         theta = theta - theta.mean() if not params["with_priors"] else theta
-        return theta + ((params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - theta[anchor]) if anchor is not None else theta
+        return (
+            theta + ((params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - theta[anchor])
+            if anchor is not None
+            else theta
+        )
 
     theta = solution.theta + shift
     sd = lower = upper = np.full(n, np.nan)
@@ -144,10 +196,24 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
     used = None
     if kind in ("hessian", "sparse"):
         if kind == "hessian" and n > HESSIAN_HARD_LIMIT:
-            raise DuckrateInputError(f"{where}: uncertainty := 'hessian' with {n} players needs a dense {n}x{n} inverse; "
-                                     f"the limit is {HESSIAN_HARD_LIMIT} players: use 'sparse', 'bootstrap' or 'none'")
+            raise DuckrateInputError(
+                f"{where}: uncertainty := 'hessian' with {n} players needs a dense {n}x{n} inverse; "
+                f"the limit is {HESSIAN_HARD_LIMIT} players: use 'sparse', 'bootstrap' or 'none'"
+            )
         grad, curvature, diagonal = np.empty(n + 1), np.empty(pairs.n_pairs), np.empty(n + 1)
-        evaluate(pairs.a, pairs.b, pairs.wins, pairs.losses, solution.theta, solution.alpha, mu, precision, grad, curvature, diagonal)
+        evaluate(
+            pairs.a,
+            pairs.b,
+            pairs.wins,
+            pairs.losses,
+            solution.theta,
+            solution.alpha,
+            mu,
+            precision,
+            grad,
+            curvature,
+            diagonal,
+        )
         centred = anchor is None and not params["with_priors"]  # MLE and ridge report θ mean-zero
         if kind == "hessian":
             variance, _ = hessian_variances(pairs, curvature, precision, use_alpha, anchor, centred)
@@ -162,17 +228,27 @@ def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_o
         refit_tol = max(tol, 1e-7)
 
         def refit(sample):
-            return fit_pairs(sample, precision, mu, use_alpha, "newton", refit_tol, None, solution.theta, solution.alpha)
+            return fit_pairs(
+                sample, precision, mu, use_alpha, "newton", refit_tol, None, solution.theta, solution.alpha
+            )
 
         refit.needs_existence = not np.any(precision > 0)
         try:
-            replicates, _, used = bootstrap_replicates(pairs, refit, normalise, params["resamples"], _league_seed(params["seed"], league_name))
+            replicates, _, used = bootstrap_replicates(
+                pairs, refit, normalise, params["resamples"], _league_seed(params["seed"], league_name)
+            )
         except NoFiniteOptimum:
             replicates, used = np.empty((0, n)), 0
         sd, lower, upper = bootstrap_summary(replicates)
     return {
-        "theta": theta, "sd": sd, "lower": lower, "upper": upper, "solution": solution, "uncertainty": kind,
-        "resamples": used, "alpha": solution.alpha if use_alpha else None,
+        "theta": theta,
+        "sd": sd,
+        "lower": lower,
+        "upper": upper,
+        "solution": solution,
+        "uncertainty": kind,
+        "resamples": used,
+        "alpha": solution.alpha if use_alpha else None,
     }
 
 
@@ -193,8 +269,24 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
     if params["anchor_player"] is not None:
         found = pc.index(prepared.players, params["anchor_player"]).as_py()
         anchor_code = found if found >= 0 else None
-    out = {name: [] for name in ("league", "player", "rating", "sd", "lower", "upper", "games", "method",
-                                 "converged", "iterations", "home_advantage", "uncertainty", "resamples")}
+    out = {
+        name: []
+        for name in (
+            "league",
+            "player",
+            "rating",
+            "sd",
+            "lower",
+            "upper",
+            "games",
+            "method",
+            "converged",
+            "iterations",
+            "home_advantage",
+            "uncertainty",
+            "resamples",
+        )
+    }
     player_names = prepared.players.cast(pa.string())
     for league in range(prepared.n_leagues):
         slots = members[league]
@@ -202,19 +294,35 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
             continue
         league_name = prepared.league_names[league]
         games = rows[league]
-        pairs = pairs_from_rows(local[prepared.state_a[games]], local[prepared.state_b[games]],
-                                prepared.score[games], prepared.weight[games] if weighted else None, slots.size)
+        pairs = pairs_from_rows(
+            local[prepared.state_a[games]],
+            local[prepared.state_b[games]],
+            prepared.score[games],
+            prepared.weight[games] if weighted else None,
+            slots.size,
+        )
         anchor = None
         if params["anchor_player"] is not None:
-            hit = np.flatnonzero(prepared.state_player[slots] == anchor_code) if anchor_code is not None else np.empty(0)
+            hit = (
+                np.flatnonzero(prepared.state_player[slots] == anchor_code) if anchor_code is not None else np.empty(0)
+            )
             if hit.size == 0:
                 where = "" if league_name is None else f" in league {league_name!r}"
-                raise DuckrateInputError(f"bt_fit: anchor_player {params['anchor_player']!r} has no games{where}; "
-                                         "expected a player of every league fitted")
+                raise DuckrateInputError(
+                    f"bt_fit: anchor_player {params['anchor_player']!r} has no games{where}; "
+                    "expected a player of every league fitted"
+                )
             anchor = int(hit[0])
         player_codes = prepared.state_player[slots]
-        fit = _fit_league(pairs, precision_all[slots], mu_all[slots], params, anchor, league_name,
-                          lambda code, codes=player_codes: player_names[int(codes[code])].as_py())
+        fit = _fit_league(
+            pairs,
+            precision_all[slots],
+            mu_all[slots],
+            params,
+            anchor,
+            league_name,
+            lambda code, codes=player_codes: player_names[int(codes[code])].as_py(),
+        )
         n = slots.size
         solution = fit["solution"]
         out["league"].append(pa.array([league_name] * n, pa.string()))
@@ -228,12 +336,17 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
         out["converged"].append(np.full(n, solution.converged))
         out["iterations"].append(np.full(n, solution.iterations, dtype=np.int64))
         alpha = fit["alpha"]
-        out["home_advantage"].append(pa.array([None if alpha is None else alpha * POINTS_PER_NATURAL] * n, pa.float64()))
+        out["home_advantage"].append(
+            pa.array([None if alpha is None else alpha * POINTS_PER_NATURAL] * n, pa.float64())
+        )
         out["uncertainty"].append(pa.array([fit["uncertainty"]] * n, pa.string()))
         out["resamples"].append(pa.array([fit["resamples"]] * n, pa.int64()))
     arrays = []
     for field in OUTPUT_SCHEMA:
-        parts = [pa.array(part, field.type) if not isinstance(part, pa.Array) else part.cast(field.type) for part in out[field.name]]
+        parts = [
+            pa.array(part, field.type) if not isinstance(part, pa.Array) else part.cast(field.type)
+            for part in out[field.name]
+        ]
         arrays.append(pa.concat_arrays(parts) if parts else pa.array([], field.type))
     result = pl.from_arrow(pa.Table.from_arrays(arrays, schema=OUTPUT_SCHEMA))
     result = result.sort(["league", "rating", "player"], descending=[False, True, False], nulls_last=True)
@@ -283,8 +396,17 @@ def bt_fit(
     DuckrateInputError
         On bad input or parameters, and when the plain MLE does not exist (naming the players).
     """
-    given = {"prior_sd": prior_sd, "method": method, "home_advantage": home_advantage, "anchor_player": anchor_player,
-             "anchor_rating": anchor_rating, "uncertainty": uncertainty, "resamples": resamples, "seed": seed,
-             "tol": tol, "max_iter": max_iter}
+    given = {
+        "prior_sd": prior_sd,
+        "method": method,
+        "home_advantage": home_advantage,
+        "anchor_player": anchor_player,
+        "anchor_rating": anchor_rating,
+        "uncertainty": uncertainty,
+        "resamples": resamples,
+        "seed": seed,
+        "tol": tol,
+        "max_iter": max_iter,
+    }
     table = fit_columns(columns_from_polars(matches), priors, given)
     return pl.from_arrow(table)

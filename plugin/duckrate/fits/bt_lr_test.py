@@ -45,11 +45,10 @@ import math
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
+import numba
 import numpy as np
 import polars as pl
 import pyarrow as pa
-
-import numba
 
 from .._numba import kernel, parallel_kernel
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
@@ -59,23 +58,62 @@ from ._bt_solve import bt_theta
 from ._game_logistic import fit_games, log_loss
 from ._league_games import league_rows, name_ordered_codes
 
-TESTS = ("split", "martingale_0.01", "martingale_0.08", "lowrank", "matchmaking", "order_permutation",
-         "martingale_split_0.01", "martingale_split_0.08")
+TESTS = (
+    "split",
+    "martingale_0.01",
+    "martingale_0.08",
+    "lowrank",
+    "matchmaking",
+    "order_permutation",
+    "martingale_split_0.01",
+    "martingale_split_0.08",
+)
 MARTINGALE_ETAS = {"martingale_0.01": 0.01, "martingale_0.08": 0.08}
 SPLIT_MARTINGALE_ETAS = {"martingale_split_0.01": 0.01, "martingale_split_0.08": 0.08}
 SUR_FACTOR = 1.25
 OUTPUT_SCHEMA = {
-    "league": pl.Utf8, "test": pl.Utf8, "n_players": pl.Int64, "n_games": pl.Int64, "games_per_player": pl.Float64,
-    "statistic": pl.Float64, "df": pl.Float64, "p_value": pl.Float64, "seed": pl.Int64,
+    "league": pl.Utf8,
+    "test": pl.Utf8,
+    "n_players": pl.Int64,
+    "n_games": pl.Int64,
+    "games_per_player": pl.Float64,
+    "statistic": pl.Float64,
+    "df": pl.Float64,
+    "p_value": pl.Float64,
+    "seed": pl.Int64,
 }
 
 PARAMETERS = (
     Parameter("seed", 0, "an integer seed", lambda v: math.isfinite(v) and 0 <= v < 2**63, integer=True),
-    Parameter("ridge", 10.0, "a finite ridge λ > 0 for the train-half fit (10 in the paper)", lambda v: math.isfinite(v) and v > 0),
-    Parameter("test_ridge", 1e-3, "a finite test_ridge >= 0 on θ in the test-half fits", lambda v: math.isfinite(v) and v >= 0),
-    Parameter("permutations", 199, "an integer number of random orders between 1 and 10000", lambda v: 1 <= v <= 10_000, integer=True),
-    Parameter("permutation_eta", 0.02, "a finite Elo step η > 0 (natural units) for order_permutation", lambda v: math.isfinite(v) and v > 0),
-    Parameter("lowrank_epochs", 300, "an integer number of epochs between 1 and 100000", lambda v: 1 <= v <= 100_000, integer=True),
+    Parameter(
+        "ridge",
+        10.0,
+        "a finite ridge λ > 0 for the train-half fit (10 in the paper)",
+        lambda v: math.isfinite(v) and v > 0,
+    ),
+    Parameter(
+        "test_ridge", 1e-3, "a finite test_ridge >= 0 on θ in the test-half fits", lambda v: math.isfinite(v) and v >= 0
+    ),
+    Parameter(
+        "permutations",
+        199,
+        "an integer number of random orders between 1 and 10000",
+        lambda v: 1 <= v <= 10_000,
+        integer=True,
+    ),
+    Parameter(
+        "permutation_eta",
+        0.02,
+        "a finite Elo step η > 0 (natural units) for order_permutation",
+        lambda v: math.isfinite(v) and v > 0,
+    ),
+    Parameter(
+        "lowrank_epochs",
+        300,
+        "an integer number of epochs between 1 and 100000",
+        lambda v: 1 <= v <= 100_000,
+        integer=True,
+    ),
 )
 
 
@@ -91,8 +129,29 @@ def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, n
     rating = np.zeros(n)
     seq, expected = np.empty(t, np.int64), np.empty(t)
     before_a, before_b, after_a, after_b = (np.empty(t) for _ in range(4))
-    elo_replay_kernel(order, a, b, np.zeros(t, np.int64), target, weight, rating, np.ones(1, np.int64), np.zeros(1, np.int64),
-                      eta, math.log(10.0), 0.0, 0.0, 0.0, False, seq, expected, before_a, before_b, after_a, after_b)
+    elo_replay_kernel(
+        order,
+        a,
+        b,
+        np.zeros(t, np.int64),
+        target,
+        weight,
+        rating,
+        np.ones(1, np.int64),
+        np.zeros(1, np.int64),
+        eta,
+        math.log(10.0),
+        0.0,
+        0.0,
+        0.0,
+        False,
+        seq,
+        expected,
+        before_a,
+        before_b,
+        after_a,
+        after_b,
+    )
     return before_a, before_b, rating
 
 
@@ -112,7 +171,11 @@ def _final_elo(games, eta, rating):
         packed = np.int64(games[position, 0])
         i = packed >> 26
         j = packed & 0x3FFFFFF
-        change = eta * (games[position, 2] if weighted else 1.0) * (games[position, 1] - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
+        change = (
+            eta
+            * (games[position, 2] if weighted else 1.0)
+            * (games[position, 1] - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
+        )
         rating[i] += change
         rating[j] -= change
 
@@ -187,7 +250,7 @@ def _lowrank_features(a, b, target, weight, n, train, test, draws, epochs) -> np
     order, u, v = draws
     shuffled = train[order]
     held = np.sort(shuffled[: max(1, train.size // 5)])
-    fit = np.sort(shuffled[max(1, train.size // 5):])
+    fit = np.sort(shuffled[max(1, train.size // 5) :])
     u = u.copy()
     v = v.copy()
     games = np.bincount(a[fit], minlength=n) + np.bincount(b[fit], minlength=n)
@@ -229,7 +292,9 @@ def _lr_row(statistic: float, df: int) -> tuple[float, float, float]:
     return statistic, float(df), float(stats.chi2.sf(statistic / SUR_FACTOR, df))
 
 
-def _matchmaking(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, theta: np.ndarray, n: int) -> tuple[float, float, float]:
+def _matchmaking(
+    x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, theta: np.ndarray, n: int
+) -> tuple[float, float, float]:
     """Correlation of the two sides' train ratings over the test games, against its value under pairing
     independent of strength among distinct players with the observed activity q (the share of test-game
     sides each player takes): E[x y] = ((Σ q θ)² - Σ q² θ²) / (1 - Σ q²)."""
@@ -244,7 +309,9 @@ def _matchmaking(x: np.ndarray, y: np.ndarray, a: np.ndarray, b: np.ndarray, the
     cross = (mean**2 - float((q * q) @ theta**2)) / (1.0 - concentration)
     variance = second - mean**2
     r0 = (cross - mean**2) / variance if variance > 0 else 0.0
-    z = (math.atanh(max(min(r, 1 - 1e-15), -1 + 1e-15)) - math.atanh(max(min(r0, 1 - 1e-15), -1 + 1e-15))) * math.sqrt(count - 3)
+    z = (math.atanh(max(min(r, 1 - 1e-15), -1 + 1e-15)) - math.atanh(max(min(r0, 1 - 1e-15), -1 + 1e-15))) * math.sqrt(
+        count - 3
+    )
     from scipy import stats
 
     return r, float(count - 2), float(2.0 * stats.norm.sf(abs(z)))
@@ -313,12 +380,13 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
     a, b = np.where(flip, b, a), np.where(flip, a, b)
     target = np.where(flip, 1.0 - target, target)
     split = rng.permutation(t)
-    train, test = np.sort(split[: t // 2]), np.sort(split[t // 2:])
+    train, test = np.sort(split[: t // 2]), np.sort(split[t // 2 :])
     w_train = weight if weight.shape[0] == 1 else weight[train]
     w_test = weight if weight.shape[0] == 1 else weight[test]
     # the train-half ridge fit is the package's Bradley-Terry fit (pair-aggregated Newton-CG)
-    theta = bt_theta(a[train], b[train], target[train], n, None if weight.shape[0] == 1 else w_train,
-                     ridge=params["ridge"], tol=1e-9).theta
+    theta = bt_theta(
+        a[train], b[train], target[train], n, None if weight.shape[0] == 1 else w_train, ridge=params["ridge"], tol=1e-9
+    ).theta
     a_test, b_test, o_test = a[test], b[test], target[test]
     ridge0 = params["test_ridge"]
     # the rest of the randomness, drawn in the order the tests use it, so the tests can then run concurrently
@@ -342,16 +410,22 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
         permutation = pool.submit(_order_permutation, a, b, target, weight, n, params["permutation_eta"], seeds)
         null_test = pool.submit(fit_games, a_test, b_test, o_test, w_test, n, None, ridge=ridge0)  # split, lowrank
         null_all = pool.submit(fit_games, a, b, target, weight, n, None, ridge=ridge0)  # both martingale tests
-        lowrank = pool.submit(_lowrank_features, a, b, target, weight, n, train, test, lowrank_draws, params["lowrank_epochs"])
+        lowrank = pool.submit(
+            _lowrank_features, a, b, target, weight, n, train, test, lowrank_draws, params["lowrank_epochs"]
+        )
         features = {name: pool.submit(martingale_features, eta) for name, eta in MARTINGALE_ETAS.items()}
         features |= {name: pool.submit(split_martingale_features, eta) for name, eta in SPLIT_MARTINGALE_ETAS.items()}
         split_features = np.column_stack([theta[a_test], theta[b_test]])
 
         def test_half(name, get_features, df):
-            return name, _lr_row(_likelihood_ratio(a_test, b_test, o_test, w_test, n, get_features(), ridge0, null_test.result()), df)
+            return name, _lr_row(
+                _likelihood_ratio(a_test, b_test, o_test, w_test, n, get_features(), ridge0, null_test.result()), df
+            )
 
         def all_games(name, df):
-            return name, _lr_row(_likelihood_ratio(a, b, target, weight, n, features[name].result(), ridge0, null_all.result()), df)
+            return name, _lr_row(
+                _likelihood_ratio(a, b, target, weight, n, features[name].result(), ridge0, null_all.result()), df
+            )
 
         statistics = [pool.submit(test_half, "split", lambda: split_features, 1)]
         statistics += [pool.submit(all_games, name, 2) for name in MARTINGALE_ETAS]
@@ -362,8 +436,17 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
     results["matchmaking"] = _matchmaking(theta[a_test], theta[b_test], a_test, b_test, theta, n)
     games = float(t if weight.shape[0] == 1 else weight.sum())
     return [
-        {"league": league, "test": name, "n_players": n, "n_games": t, "games_per_player": 2.0 * games / n,
-         "statistic": results[name][0], "df": results[name][1], "p_value": results[name][2], "seed": params["seed"]}
+        {
+            "league": league,
+            "test": name,
+            "n_players": n,
+            "n_games": t,
+            "games_per_player": 2.0 * games / n,
+            "statistic": results[name][0],
+            "df": results[name][1],
+            "p_value": results[name][2],
+            "seed": params["seed"],
+        }
         for name in TESTS
     ]
 
@@ -371,7 +454,12 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
 def _league_games(prepared: PreparedMatches, rows: np.ndarray, local: np.ndarray, n: int):
     """One league's games (``rows`` in replay order) as player codes 0..n-1 in name order, scores, weights."""
     weight = prepared.weight if prepared.weight.shape[0] == 1 else np.ascontiguousarray(prepared.weight[rows])
-    return local[prepared.state_a[rows]], local[prepared.state_b[rows]], np.ascontiguousarray(prepared.score[rows]), weight
+    return (
+        local[prepared.state_a[rows]],
+        local[prepared.state_b[rows]],
+        np.ascontiguousarray(prepared.score[rows]),
+        weight,
+    )
 
 
 def lr_test_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pl.DataFrame:
@@ -383,7 +471,9 @@ def lr_test_columns(columns: dict[str, pa.Array], given: dict, table: str = "mat
     for league, league_games in enumerate(league_rows(prepared)):
         if league_games.size:
             a, b, target, weight = _league_games(prepared, league_games, local, members[league].size)
-            rows.extend(_league_tests(a, b, target, weight, members[league].size, prepared.league_names[league], params))
+            rows.extend(
+                _league_tests(a, b, target, weight, members[league].size, prepared.league_names[league], params)
+            )
     out = pl.DataFrame(rows, schema=OUTPUT_SCHEMA).sort("league", nulls_last=True, maintain_order=True)
     return out.with_columns(pl.col("statistic", "df", "p_value").fill_nan(None))  # not applicable: NULL
 
@@ -416,5 +506,14 @@ def bt_lr_test(
     DataFrame, one row per (league, test): ``league, test, n_players, n_games, games_per_player (2T/N),
     statistic, df, p_value, seed``.
     """
-    return lr_test_columns(columns_from_polars(matches), dict(seed=seed, ridge=ridge, test_ridge=test_ridge,
-                           permutations=permutations, permutation_eta=permutation_eta, lowrank_epochs=lowrank_epochs))
+    return lr_test_columns(
+        columns_from_polars(matches),
+        dict(
+            seed=seed,
+            ridge=ridge,
+            test_ridge=test_ridge,
+            permutations=permutations,
+            permutation_eta=permutation_eta,
+            lowrank_epochs=lowrank_epochs,
+        ),
+    )

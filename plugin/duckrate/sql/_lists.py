@@ -7,7 +7,7 @@ take those lists apart without copying and build the list-of-structs result.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import pyarrow as pa
 
@@ -32,7 +32,9 @@ def struct_columns(array: pa.Array) -> dict[str, pa.Array]:
     return {array.type.field(i).name: array.field(i) for i in range(array.type.num_fields)}
 
 
-def map_list_rows(lists: pa.Array, compute_row: Callable[[int, pa.Array], pa.StructArray], element_type: pa.DataType) -> pa.ListArray:
+def map_list_rows(
+    lists: pa.Array, compute_row: Callable[[int, pa.Array], pa.StructArray], element_type: pa.DataType
+) -> pa.ListArray:
     """One output list per input list: ``compute_row(row, elements)`` for each non-empty list, an empty
     list for a NULL or empty one."""
     outputs, offsets = [], [0]

@@ -63,8 +63,13 @@ def _fixed_width_dtype(kind: pa.DataType):
         return np.dtype(f"float{kind.bit_width}")
     if pa.types.is_unsigned_integer(kind):
         return np.dtype(f"uint{kind.bit_width}")
-    if (pa.types.is_signed_integer(kind) or pa.types.is_timestamp(kind) or pa.types.is_date(kind)
-            or pa.types.is_time(kind) or pa.types.is_duration(kind)):
+    if (
+        pa.types.is_signed_integer(kind)
+        or pa.types.is_timestamp(kind)
+        or pa.types.is_date(kind)
+        or pa.types.is_time(kind)
+        or pa.types.is_duration(kind)
+    ):
         return np.dtype(f"int{kind.bit_width}")
     return None
 
@@ -88,17 +93,20 @@ class _Part:
         if start + n > self.size:
             raise DuckrateInputError(
                 f"duckrate: the input has more rows than counted ({self.size}) when the query started: it changed between "
-                "the two scans of one query (e.g. a view over random() or a sample); materialise it as a table first")
+                "the two scans of one query (e.g. a view over random() or a sample); materialise it as a table first"
+            )
         for i, dtype in enumerate(self.dtypes):
             field = chunk.field(i)
             if dtype is None:
                 self.values[i].append(field)
                 continue
-            self.values[i][start:start + n] = np.frombuffer(field.buffers()[1], dtype=dtype)[field.offset:field.offset + n]
+            self.values[i][start : start + n] = np.frombuffer(field.buffers()[1], dtype=dtype)[
+                field.offset : field.offset + n
+            ]
             if field.null_count:
                 if self.valid[i] is None:
                     self.valid[i] = np.ones(self.size, dtype=np.bool_)
-                self.valid[i][start:start + n] = np.asarray(field.is_valid(), dtype=np.bool_)
+                self.valid[i][start : start + n] = np.asarray(field.is_valid(), dtype=np.bool_)
         self.starts.append(start)
         self.rows += n
 
@@ -110,8 +118,8 @@ class _Part:
             if self.dtypes[i] is None:
                 joined.append(values[0] if len(values) == 1 else pa.concat_arrays(values))
                 continue
-            mask = None if self.valid[i] is None else ~self.valid[i][:self.rows]
-            joined.append(pa.array(values[:self.rows], type=f.type, mask=mask))
+            mask = None if self.valid[i] is None else ~self.valid[i][: self.rows]
+            joined.append(pa.array(values[: self.rows], type=f.type, mask=mask))
         return pa.StructArray.from_arrays(joined, fields=list(self.type))
 
 
@@ -182,8 +190,15 @@ class ResultStore:
         self._lock = threading.Lock()
         self._hints = threading.local()
 
-    def put(self, token: int, keys: np.ndarray | None, columns: list, starts: np.ndarray | None = None, extra=None,
-            what: str = "row") -> int:
+    def put(
+        self,
+        token: int,
+        keys: np.ndarray | None,
+        columns: list,
+        starts: np.ndarray | None = None,
+        extra=None,
+        what: str = "row",
+    ) -> int:
         """Keep ``columns`` (row arrays, in the order of ``keys``; ``starts``: where the input's chunks
         began) and ``extra`` under ``token``; returns the token."""
         self.evict_idle()
@@ -208,12 +223,16 @@ class ResultStore:
             raise RuntimeError(f"duckrate: the result of token {token} was already fetched in full; please report this")
         hints = self._hints.__dict__
         hint = hints.get(token, -1)
-        positions, needs_table = _positions(keys, entry.keys, hint, entry.anchor_keys, entry.anchor_positions, entry.anchors, entry.slots)
+        positions, needs_table = _positions(
+            keys, entry.keys, hint, entry.anchor_keys, entry.anchor_positions, entry.anchors, entry.slots
+        )
         if needs_table >= 0:
             with entry.lock:
                 if entry.slots.shape[0] == 0:
                     entry.slots = key_table(entry.keys)
-            positions, _ = _positions(keys, entry.keys, hint, entry.anchor_keys, entry.anchor_positions, entry.anchors, entry.slots)
+            positions, _ = _positions(
+                keys, entry.keys, hint, entry.anchor_keys, entry.anchor_positions, entry.anchors, entry.slots
+            )
         n = len(positions)
         if positions.min() < 0:
             raise DuckrateInputError(
@@ -299,7 +318,9 @@ STORE = ResultStore()
 def is_bridge_udf(name: str) -> bool:
     """Whether the UDF ``name`` hands data over through the bridge (token, collect, compute, fetch, take):
     such calls must run exactly once each, so DuckDB must treat them as volatile."""
-    return name.endswith("_compute_udf") or name.startswith(("duckrate_fetch_", "duckrate_take_", NEW_TOKEN_UDF, COLLECT_UDF))
+    return name.endswith("_compute_udf") or name.startswith(
+        ("duckrate_fetch_", "duckrate_take_", NEW_TOKEN_UDF, COLLECT_UDF)
+    )
 
 
 def new_token_udf(rows):
@@ -333,7 +354,9 @@ def make_fetch_udf(name: str, result_type: pa.StructType):
             raise RuntimeError("duckrate: one fetch call received several tokens; please report this")
         columns = STORE.fetch(int(tokens[0]), np.asarray(key, dtype=np.uint64))
         n = len(key)
-        arrays = [pa.nulls(n, kind) if values is None else pa.array(values, kind) for values, kind in zip(columns, kinds)]
+        arrays = [
+            pa.nulls(n, kind) if values is None else pa.array(values, kind) for values, kind in zip(columns, kinds)
+        ]
         return pa.StructArray.from_arrays(arrays, fields=list(result_type))
 
     fetch_udf.__name__ = name
@@ -372,5 +395,7 @@ def collected_ctes(parts: dict[str, str]) -> str:
         f"(SELECT count({COLLECT_UDF}(k.t, '{part}', k.size_{part}, r)) FROM {relation} AS r, duckrate_token AS k) AS n_{part}"
         for part, relation in parts.items()
     )
-    return (f"duckrate_token AS MATERIALIZED (SELECT {NEW_TOKEN_UDF}(0) AS t, {sizes}),\n"
-            f"duckrate_collected AS MATERIALIZED (\n    SELECT {counts}\n)")
+    return (
+        f"duckrate_token AS MATERIALIZED (SELECT {NEW_TOKEN_UDF}(0) AS t, {sizes}),\n"
+        f"duckrate_collected AS MATERIALIZED (\n    SELECT {counts}\n)"
+    )

@@ -20,7 +20,13 @@ from ._lists import whole
 from .bridge import KEY_FIELD, collected_ctes
 from .evaluation_udf import Mart, _count, _number
 from .replay_udf import (
-    EMPTY_PRIORS_VIEW, EMPTY_STATE_VIEW, PRIORS_SOURCE, STATE_SOURCE, TAKE_STATE_UDF, collected_columns, compute_tokens,
+    EMPTY_PRIORS_VIEW,
+    EMPTY_STATE_VIEW,
+    PRIORS_SOURCE,
+    STATE_SOURCE,
+    TAKE_STATE_UDF,
+    collected_columns,
+    compute_tokens,
     resume_reasons,
 )
 
@@ -32,9 +38,13 @@ ROW_KEY = "hash(s.league, s.contest_id, s.player)"  # a result's key in the pack
 OPTIONAL_RESULT_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight WHERE false"
 # A required column the table lacks arrives untyped NULL (see replay_udf.MISSING_MATCH_COLUMNS): reported as missing.
 MISSING_RESULT_COLUMNS = "SELECT NULL AS contest_id, NULL AS played_at, NULL AS player, NULL AS rank WHERE false"
-RESULT_SOURCE = (f"(({OPTIONAL_RESULT_COLUMNS}) UNION ALL BY NAME ({MISSING_RESULT_COLUMNS}) "
-                 "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
-FETCH_TYPE = pa.struct([(name, pa.int64() if name in ("n_players", "seq") else pa.float64()) for name in COMPUTED_COLUMNS])
+RESULT_SOURCE = (
+    f"(({OPTIONAL_RESULT_COLUMNS}) UNION ALL BY NAME ({MISSING_RESULT_COLUMNS}) "
+    "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
+)
+FETCH_TYPE = pa.struct(
+    [(name, pa.int64() if name in ("n_players", "seq") else pa.float64()) for name in COMPUTED_COLUMNS]
+)
 
 
 class _ContestCall:
@@ -43,7 +53,8 @@ class _ContestCall:
 
     def __init__(self, token, n_input, n_state, n_priors, table_name, want, parameters):
         self.token, self.n_input, self.n_state, self.n_priors = (
-            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors))
+            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors)
+        )
         self.table_name, self.want = whole(table_name), whole(want)
         self.parameters = [whole(column) for column in parameters]
 
@@ -74,8 +85,9 @@ def make_compute_udf():
         call = _ContestCall(token, n_input, n_state, n_priors, table_name, want, parameters)
 
         def run(row: int, columns, state, priors, want_state: bool):
-            _, computed, after = replay_elo_mmr(columns, priors, call.values(row), table=call.table(row), state=state,
-                                                want_state=want_state)
+            _, computed, after = replay_elo_mmr(
+                columns, priors, call.values(row), table=call.table(row), state=state, want_state=want_state
+            )
             return computed, after
 
         return compute_tokens(call, run, COMPUTED_COLUMNS, "contest result")
@@ -90,8 +102,10 @@ def make_check_udf():
 
     def elo_mmr_check_udf(token, n_input, n_state, n_priors, table_name, want, *parameters):
         call = _ContestCall(token, n_input, n_state, n_priors, table_name, want, parameters)
-        return resume_reasons(call, lambda row, columns, state: elo_mmr_resume_problem(
-            columns, call.values(row), state, table=call.table(row)))
+        return resume_reasons(
+            call,
+            lambda row, columns, state: elo_mmr_resume_problem(columns, call.values(row), state, table=call.table(row)),
+        )
 
     elo_mmr_check_udf.__name__ = CHECK_UDF
     return elo_mmr_check_udf
@@ -103,8 +117,11 @@ def _macro(name: str, extra: str = "") -> tuple[str, str]:
     params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in ELO_MMR.parameters)
     args = ", ".join(p.name for p in ELO_MMR.parameters)
     fields = ", ".join(f"s.{name}" for name in RESULT_FIELDS)
-    parts = {"input": f"(SELECT {fields}, {ROW_KEY} AS {KEY_FIELD} FROM {RESULT_SOURCE} AS s)",
-             "state": STATE_SOURCE, "priors": PRIORS_SOURCE}
+    parts = {
+        "input": f"(SELECT {fields}, {ROW_KEY} AS {KEY_FIELD} FROM {RESULT_SOURCE} AS s)",
+        "state": STATE_SOURCE,
+        "priors": PRIORS_SOURCE,
+    }
     head = f"""
 CREATE OR REPLACE TEMP MACRO {name}(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}', state := '{EMPTY_STATE_VIEW}'{extra}) AS TABLE
 WITH {collected_ctes(parts)}"""
@@ -149,7 +166,7 @@ def token_macro_sql() -> str:
     :func:`.replay_udf.token_macro_sql`)."""
     head, udf_args = _macro("duckrate_elo_mmr_token", extra=", want := 'rows_and_state'")
     return f"""{head}
-SELECT {COMPUTE_UDF}({udf_args.format(want='want')}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+SELECT {COMPUTE_UDF}({udf_args.format(want="want")}) AS token FROM duckrate_token AS k, duckrate_collected AS c
 """
 
 
@@ -184,19 +201,34 @@ MARTS = (
         name="contest_leaderboard",
         fields=("system", "league", "seq", "player", "rating_after", "sd_after"),
         parameters=(),
-        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("player", "VARCHAR"), ("rank", "BIGINT"),
-                 ("rating", "DOUBLE"), ("sd", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE"),
-                 ("contests", "BIGINT"), ("last_played_at", "ANY")),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("player", "VARCHAR"),
+            ("rank", "BIGINT"),
+            ("rating", "DOUBLE"),
+            ("sd", "DOUBLE"),
+            ("lower", "DOUBLE"),
+            ("upper", "DOUBLE"),
+            ("contests", "BIGINT"),
+            ("last_played_at", "ANY"),
+        ),
         compute=None,
     ),
     Mart(
         name="contest_metrics",
         fields=("system", "league", "seq", "player", "rank", "rating_before"),
         parameters=(("min_contests", "5"), ("warmup", "0.1")),
-        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("pair_inversion", "DOUBLE"),
-                 ("rank_deviation", "DOUBLE"), ("n", "BIGINT")),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("pair_inversion", "DOUBLE"),
+            ("rank_deviation", "DOUBLE"),
+            ("n", "BIGINT"),
+        ),
         compute=lambda replay, min_contests, warmup: contest_evaluation.contest_metrics(
-            replay, min_contests=_count("contest_metrics", "min_contests", min_contests, 0),
+            replay,
+            min_contests=_count("contest_metrics", "min_contests", min_contests, 0),
             warmup=_number("contest_metrics", "warmup", warmup),
         ),
     ),

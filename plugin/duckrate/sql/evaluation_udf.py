@@ -8,9 +8,9 @@ metrics still go through a UDF.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Callable
 
 import polars as pl
 import pyarrow as pa
@@ -63,7 +63,7 @@ _NAME_FIELDS = ("system", "league", "player", "player_a", "player_b")
 _INTEGER_FIELDS = ("seq", "rank")
 
 
-def _replay_frame(mart: "Mart", elements: pa.StructArray) -> pl.DataFrame:
+def _replay_frame(mart: Mart, elements: pa.StructArray) -> pl.DataFrame:
     """The packed replay rows as a frame; a column the table lacks (an untyped NULL from the macro's
     marker relation) is left out, so the mart's own check names it; a column of the wrong type is an error."""
     table = pa.Table.from_struct_array(elements)
@@ -71,11 +71,19 @@ def _replay_frame(mart: "Mart", elements: pa.StructArray) -> pl.DataFrame:
         kind = table.schema.field(name).type
         if pa.types.is_null(kind) or name in _NAME_FIELDS:
             continue
-        numeric = pa.types.is_integer(kind) or (name not in _INTEGER_FIELDS and (pa.types.is_floating(kind) or pa.types.is_decimal(kind)))
+        numeric = pa.types.is_integer(kind) or (
+            name not in _INTEGER_FIELDS and (pa.types.is_floating(kind) or pa.types.is_decimal(kind))
+        )
         if not numeric:
             expected = "an integer" if name in _INTEGER_FIELDS else "a number (DOUBLE)"
-            raise DuckrateInputError(f"{mart.name}: column '{name}' has type {kind}; expected {expected} (a replay table's column)")
-    present = [name for name in table.column_names if not pa.types.is_null(table.schema.field(name).type) or name in ("system", "league")]
+            raise DuckrateInputError(
+                f"{mart.name}: column '{name}' has type {kind}; expected {expected} (a replay table's column)"
+            )
+    present = [
+        name
+        for name in table.column_names
+        if not pa.types.is_null(table.schema.field(name).type) or name in ("system", "league")
+    ]
     missing = [name for name in mart.fields if name not in present]
     if missing:
         raise DuckrateInputError(
@@ -89,36 +97,85 @@ def _replay_frame(mart: "Mart", elements: pa.StructArray) -> pl.DataFrame:
 MARTS = (
     Mart(
         name="leaderboard",
-        fields=("system", "league", "seq", "player_a", "player_b", "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after"),
+        fields=(
+            "system",
+            "league",
+            "seq",
+            "player_a",
+            "player_b",
+            "rating_a_after",
+            "rating_b_after",
+            "sd_a_after",
+            "sd_b_after",
+        ),
         parameters=(),
-        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("player", "VARCHAR"), ("rank", "BIGINT"),
-                 ("rating", "DOUBLE"), ("sd", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE"),
-                 ("games", "BIGINT"), ("last_played_at", "ANY")),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("player", "VARCHAR"),
+            ("rank", "BIGINT"),
+            ("rating", "DOUBLE"),
+            ("sd", "DOUBLE"),
+            ("lower", "DOUBLE"),
+            ("upper", "DOUBLE"),
+            ("games", "BIGINT"),
+            ("last_played_at", "ANY"),
+        ),
         compute=None,
     ),
     Mart(
         name="calibration_bins",
         fields=("system", "league", "seq", "score_a", "expected_a"),
         parameters=(("bins", "10"),),
-        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("bin", "BIGINT"), ("n", "BIGINT"),
-                 ("mean_expected", "DOUBLE"), ("mean_score", "DOUBLE"), ("lower", "DOUBLE"), ("upper", "DOUBLE")),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("bin", "BIGINT"),
+            ("n", "BIGINT"),
+            ("mean_expected", "DOUBLE"),
+            ("mean_score", "DOUBLE"),
+            ("lower", "DOUBLE"),
+            ("upper", "DOUBLE"),
+        ),
         compute=None,
     ),
     Mart(
         name="calibration_summary",
-        fields=("system", "league", "seq", "player_a", "player_b", "score_a", "expected_a", "sd_a_before", "sd_b_before"),
+        fields=(
+            "system",
+            "league",
+            "seq",
+            "player_a",
+            "player_b",
+            "score_a",
+            "expected_a",
+            "sd_a_before",
+            "sd_b_before",
+        ),
         parameters=(("min_games", "10"), ("max_sd", "NULL"), ("warmup", "0.0")),
-        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("n", "BIGINT"), ("log_loss", "DOUBLE"),
-                 ("brier", "DOUBLE"), ("accuracy", "DOUBLE"), ("n_established", "BIGINT"),
-                 ("log_loss_established", "DOUBLE")),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("n", "BIGINT"),
+            ("log_loss", "DOUBLE"),
+            ("brier", "DOUBLE"),
+            ("accuracy", "DOUBLE"),
+            ("n_established", "BIGINT"),
+            ("log_loss_established", "DOUBLE"),
+        ),
         compute=None,
     ),
     Mart(
         name="loss_curve",
         fields=("system", "league", "seq", "player_a", "player_b", "score_a", "expected_a"),
         parameters=(("points", "200"),),
-        returns=(("league", "VARCHAR"), ("system", "VARCHAR"), ("t", "BIGINT"), ("t_over_n", "DOUBLE"),
-                 ("mean_log_loss", "DOUBLE")),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("t", "BIGINT"),
+            ("t_over_n", "DOUBLE"),
+            ("mean_log_loss", "DOUBLE"),
+        ),
         compute=None,
     ),
 )
@@ -151,8 +208,10 @@ def replay_source(mart: Mart) -> str:
     as an untyped NULL column, reported missing by name) and ``system`` labelled: ``system :=`` labels the
     rows of a replay table that has no system column (or a NULL one)."""
     markers = ", ".join(f"NULL AS {name}" for name in (*mart.fields, "played_at") if name not in ("system", "league"))
-    return (f"(SELECT * REPLACE (coalesce(u.system, CAST(system AS VARCHAR)) AS system) FROM (({OPTIONAL_REPLAY_COLUMNS}) "
-            f"UNION ALL BY NAME (SELECT {markers} WHERE false) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS u)")
+    return (
+        f"(SELECT * REPLACE (coalesce(u.system, CAST(system AS VARCHAR)) AS system) FROM (({OPTIONAL_REPLAY_COLUMNS}) "
+        f"UNION ALL BY NAME (SELECT {markers} WHERE false) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS u)"
+    )
 
 
 def signature(mart: Mart) -> str:

@@ -19,9 +19,16 @@ from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, collected_columns, nam
 UDF_NAME = "duckrate_bt_fit_udf"
 # (name, SQL default) in the UDF's argument order; priors is the macro's table argument.
 PARAMETERS = (
-    ("prior_sd", "NULL"), ("method", "'newton'"), ("home_advantage", "false"), ("anchor_player", "NULL::VARCHAR"),
-    ("anchor_rating", "1500.0"), ("uncertainty", "'auto'"), ("resamples", "100"), ("seed", "0"),
-    ("tol", "1e-9"), ("max_iter", "NULL"),
+    ("prior_sd", "NULL"),
+    ("method", "'newton'"),
+    ("home_advantage", "false"),
+    ("anchor_player", "NULL::VARCHAR"),
+    ("anchor_rating", "1500.0"),
+    ("uncertainty", "'auto'"),
+    ("resamples", "100"),
+    ("seed", "0"),
+    ("tol", "1e-9"),
+    ("max_iter", "NULL"),
 )
 _SQL_TYPES = {pa.string(): "VARCHAR", pa.float64(): "DOUBLE", pa.int64(): "BIGINT", pa.bool_(): "BOOLEAN"}
 RETURN_TYPE = "STRUCT(" + ", ".join(f"{f.name} {_SQL_TYPES[f.type]}" for f in OUTPUT_SCHEMA) + ")[]"
@@ -35,7 +42,9 @@ def make_udf():
     element_type = pa.struct(list(OUTPUT_SCHEMA))
 
     def bt_fit_udf(token, n_input, n_priors, player_names, league_names, table_name, *parameters):
-        tokens, n_inputs, n_priors = (np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors))
+        tokens, n_inputs, n_priors = (
+            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors)
+        )
         player_names, league_names, table_name = whole(player_names), whole(league_names), whole(table_name)
         parameters = [whole(column) for column in parameters]
         results, offsets = [], [0]

@@ -16,10 +16,21 @@ that names it; an empty table gives no rows.
 from __future__ import annotations
 
 from ..evaluation._replay_frame import PROBABILITY_CLIP, Z_95
-from .evaluation_udf import Mart, macro_sql as udf_macro_sql, replay_source, signature
+from .evaluation_udf import Mart, replay_source, signature
+from .evaluation_udf import macro_sql as udf_macro_sql
 
-_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT", "UINTEGER",
-                  "UBIGINT", "UHUGEINT")
+_INTEGER_TYPES = (
+    "TINYINT",
+    "SMALLINT",
+    "INTEGER",
+    "BIGINT",
+    "HUGEINT",
+    "UTINYINT",
+    "USMALLINT",
+    "UINTEGER",
+    "UBIGINT",
+    "UHUGEINT",
+)
 _INTEGER_LIST = ", ".join(f"'{name}'" for name in _INTEGER_TYPES)
 _NUMBER_CHECK = f"typeof({{x}}) IN ({_INTEGER_LIST}, 'FLOAT', 'DOUBLE') OR typeof({{x}}) LIKE 'DECIMAL%'"
 _QUOTE = "''''"  # a SQL string literal holding one single quote
@@ -35,14 +46,18 @@ def _double(value: float) -> str:
 def _column(mart: Mart, name: str, kind: str, not_null: bool = False) -> str:
     """``r.<name>``, or an error naming it when the table lacks it, it has the wrong type or (``not_null``)
     it is NULL. ``kind``: 'integer', 'number' or 'any'."""
-    missing = (f"{mart.name}: the table is missing column(s) ''{name}''; expected a replay table (the output of a "
-               f"*_replay macro) with columns {', '.join(mart.fields)}")
+    missing = (
+        f"{mart.name}: the table is missing column(s) ''{name}''; expected a replay table (the output of a "
+        f"*_replay macro) with columns {', '.join(mart.fields)}"
+    )
     cases = [f"""WHEN typeof(r.{name}) = '"NULL"' THEN error('{missing}')"""]
     if kind != "any":
         expected = "an integer" if kind == "integer" else "a number (DOUBLE)"
         ok = f"typeof(r.{name}) IN ({_INTEGER_LIST})" if kind == "integer" else _NUMBER_CHECK.format(x=f"r.{name}")
-        cases.append(f"WHEN NOT ({ok}) THEN error('{mart.name}: column ''{name}'' has type ' || CASE typeof(r.{name}) WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'bool' ELSE typeof(r.{name}) END || "
-                     f"'; expected {expected} (a replay table''s column)')")
+        cases.append(
+            f"WHEN NOT ({ok}) THEN error('{mart.name}: column ''{name}'' has type ' || CASE typeof(r.{name}) WHEN 'VARCHAR' THEN 'string' WHEN 'BOOLEAN' THEN 'bool' ELSE typeof(r.{name}) END || "
+            f"'; expected {expected} (a replay table''s column)')"
+        )
     if not_null:
         cases.append(f"WHEN r.{name} IS NULL THEN error('{mart.name}: expected {name} without nulls')")
     return f"CASE {' '.join(cases)} ELSE r.{name} END"
@@ -51,19 +66,25 @@ def _column(mart: Mart, name: str, kind: str, not_null: bool = False) -> str:
 def _forecast(mart: Mart, name: str) -> str:
     """A forecast or score column as DOUBLE, checked: non-null, not NaN, in [0, 1]."""
     value = f"CAST({_column(mart, name, 'number')} AS DOUBLE)"
-    return (f"CASE WHEN {value} IS NULL OR isnan({value}) THEN error('{mart.name}: expected {name} without nulls or NaN') "
-            f"WHEN {value} < 0 OR {value} > 1 THEN error('{mart.name}: expected {name} within [0, 1], found ' || {value}) "
-            f"ELSE {value} END")
+    return (
+        f"CASE WHEN {value} IS NULL OR isnan({value}) THEN error('{mart.name}: expected {name} without nulls or NaN') "
+        f"WHEN {value} < 0 OR {value} > 1 THEN error('{mart.name}: expected {name} within [0, 1], found ' || {value}) "
+        f"ELSE {value} END"
+    )
 
 
 def _integer_parameter(mart: Mart, name: str, minimum: int) -> str:
     """The macro parameter ``name`` as BIGINT, or an error that shows the value given (as the Python path
     words it: text quoted, NULL as None) when it is not a whole number >= ``minimum``."""
-    given = (f"'{mart.name}: parameter {name} = ' || CASE WHEN {name} IS NULL THEN 'None' "
-             f"WHEN typeof({name}) = 'VARCHAR' THEN {_QUOTE} || CAST({name} AS VARCHAR) || {_QUOTE} ELSE CAST({name} AS VARCHAR) END")
-    return (f"CASE WHEN {name} IS NULL OR NOT ({_NUMBER_CHECK.format(x=name)}) THEN error({given} || '; expected a number') "
-            f"WHEN CAST({name} AS DOUBLE) < {minimum} OR CAST({name} AS DOUBLE) <> floor(CAST({name} AS DOUBLE)) "
-            f"THEN error({given} || '; expected an integer >= {minimum}') ELSE CAST({name} AS BIGINT) END")
+    given = (
+        f"'{mart.name}: parameter {name} = ' || CASE WHEN {name} IS NULL THEN 'None' "
+        f"WHEN typeof({name}) = 'VARCHAR' THEN {_QUOTE} || CAST({name} AS VARCHAR) || {_QUOTE} ELSE CAST({name} AS VARCHAR) END"
+    )
+    return (
+        f"CASE WHEN {name} IS NULL OR NOT ({_NUMBER_CHECK.format(x=name)}) THEN error({given} || '; expected a number') "
+        f"WHEN CAST({name} AS DOUBLE) < {minimum} OR CAST({name} AS DOUBLE) <> floor(CAST({name} AS DOUBLE)) "
+        f"THEN error({given} || '; expected an integer >= {minimum}') ELSE CAST({name} AS BIGINT) END"
+    )
 
 
 def _log_loss(p: str, s: str) -> str:
@@ -102,16 +123,18 @@ def leaderboard_sql(mart: Mart) -> str:
     """Each player's state after their last match (largest ``seq``), ranked per (league, system) by rating
     (descending, NULL last), ties by player name; ``lower``/``upper`` = rating ∓ z·sd (95%)."""
     seq = _column(mart, "seq", "integer", not_null=True)
-    numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)"
-               for name in ("rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after")}
+    numbers = {
+        name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)"
+        for name in ("rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after")
+    }
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
            {seq} AS seq,
-           CAST({_column(mart, 'player_a', 'any')} AS VARCHAR) AS player_a,
-           CAST({_column(mart, 'player_b', 'any')} AS VARCHAR) AS player_b,
-           {numbers['rating_a_after']} AS rating_a_after, {numbers['rating_b_after']} AS rating_b_after,
-           {numbers['sd_a_after']} AS sd_a_after, {numbers['sd_b_after']} AS sd_b_after,
+           CAST({_column(mart, "player_a", "any")} AS VARCHAR) AS player_a,
+           CAST({_column(mart, "player_b", "any")} AS VARCHAR) AS player_b,
+           {numbers["rating_a_after"]} AS rating_a_after, {numbers["rating_b_after"]} AS rating_b_after,
+           {numbers["sd_a_after"]} AS sd_a_after, {numbers["sd_b_after"]} AS sd_b_after,
            {_played_at(mart)} AS played_at
     FROM {replay_source(mart)} AS r
 ), sides AS (
@@ -138,7 +161,7 @@ def calibration_bins_sql(mart: Mart) -> str:
 WITH parameters AS (SELECT {bins} AS bins),
 r AS (
     SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
-           {_forecast(mart, 'expected_a')} AS expected_a, {_forecast(mart, 'score_a')} AS score_a
+           {_forecast(mart, "expected_a")} AS expected_a, {_forecast(mart, "score_a")} AS score_a
     FROM {replay_source(mart)} AS r
 ), binned AS (
     SELECT r.league, r.system, r.expected_a, r.score_a,
@@ -175,9 +198,9 @@ def loss_curve_sql(mart: Mart) -> str:
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH parameters AS (SELECT {points} AS points),
 r AS (
-    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
-           CAST({_column(mart, 'player_a', 'any')} AS VARCHAR) AS player_a, CAST({_column(mart, 'player_b', 'any')} AS VARCHAR) AS player_b,
-           {_forecast(mart, 'expected_a')} AS expected_a, {_forecast(mart, 'score_a')} AS score_a
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, "seq", "integer", not_null=True)} AS seq,
+           CAST({_column(mart, "player_a", "any")} AS VARCHAR) AS player_a, CAST({_column(mart, "player_b", "any")} AS VARCHAR) AS player_b,
+           {_forecast(mart, "expected_a")} AS expected_a, {_forecast(mart, "score_a")} AS score_a
     FROM {replay_source(mart)} AS r
 ), groups AS (
     SELECT g.league, g.system, count(*) AS matches FROM r AS g GROUP BY g.league, g.system
@@ -187,7 +210,7 @@ r AS (
                 WHEN g.matches <= p.points THEN q.position - 1
                 ELSE greatest(0, ((2 * q.position - 3) * (p.points - 1) + 2 * (g.matches - 1) - 1) // (2 * (g.matches - 1)))
            END AS checkpoint
-    FROM (SELECT r.league, r.system, {_log_loss('r.expected_a', 'r.score_a')} AS log_loss,
+    FROM (SELECT r.league, r.system, {_log_loss("r.expected_a", "r.score_a")} AS log_loss,
                  row_number() OVER (PARTITION BY r.league, r.system ORDER BY r.seq) AS position
           FROM r) AS q
     JOIN groups AS g ON g.league IS NOT DISTINCT FROM q.league AND g.system IS NOT DISTINCT FROM q.system
@@ -231,30 +254,38 @@ def calibration_summary_sql(mart: Mart) -> str:
     bound; ``warmup`` drops the first share of each (league, system)'s matches in seq order from every
     figure (not from the games counted). Exact sums (DECIMAL), as the other SQL marts."""
     min_games = _integer_parameter(mart, "min_games", 0)
-    warmup_given = f"'{mart.name}: expected warmup to be a share in [0, 1), got ' || coalesce(CAST(warmup AS VARCHAR), 'None')"
-    warmup = (f"CASE WHEN warmup IS NULL OR NOT ({_NUMBER_CHECK.format(x='warmup')}) THEN error({warmup_given}) "
-              f"WHEN isnan(CAST(warmup AS DOUBLE)) OR CAST(warmup AS DOUBLE) < 0 OR CAST(warmup AS DOUBLE) >= 1 THEN error({warmup_given}) "
-              "ELSE CAST(warmup AS DOUBLE) END")
+    warmup_given = (
+        f"'{mart.name}: expected warmup to be a share in [0, 1), got ' || coalesce(CAST(warmup AS VARCHAR), 'None')"
+    )
+    warmup = (
+        f"CASE WHEN warmup IS NULL OR NOT ({_NUMBER_CHECK.format(x='warmup')}) THEN error({warmup_given}) "
+        f"WHEN isnan(CAST(warmup AS DOUBLE)) OR CAST(warmup AS DOUBLE) < 0 OR CAST(warmup AS DOUBLE) >= 1 THEN error({warmup_given}) "
+        "ELSE CAST(warmup AS DOUBLE) END"
+    )
     bound_json = "to_json(max_sd)"
-    max_sd_kind = (f"CASE WHEN max_sd IS NULL THEN 'none' WHEN json_type({bound_json}) = 'OBJECT' THEN 'map' "
-                   f"WHEN json_type({bound_json}) IN ('UBIGINT', 'BIGINT', 'DOUBLE') THEN 'number' "
-                   f"ELSE error('{mart.name}: parameter max_sd = ' || CASE WHEN typeof(max_sd) = 'VARCHAR' THEN {_QUOTE} || CAST(max_sd AS VARCHAR) || {_QUOTE} "
-                   f"ELSE CAST({bound_json} AS VARCHAR) END || '; expected a number') END")
-    bad_bound = (f"{mart.name}: expected max_sd to be None, a non-negative number, or a mapping from system to such a number, got ")
-    bound = (f"CASE WHEN p.max_sd_kind = 'none' THEN NULL "
-             f"WHEN p.max_sd_kind = 'map' THEN CAST({bound_json} AS MAP(VARCHAR, DOUBLE))[m.system] "
-             f"ELSE CAST({bound_json} AS DOUBLE) END")
+    max_sd_kind = (
+        f"CASE WHEN max_sd IS NULL THEN 'none' WHEN json_type({bound_json}) = 'OBJECT' THEN 'map' "
+        f"WHEN json_type({bound_json}) IN ('UBIGINT', 'BIGINT', 'DOUBLE') THEN 'number' "
+        f"ELSE error('{mart.name}: parameter max_sd = ' || CASE WHEN typeof(max_sd) = 'VARCHAR' THEN {_QUOTE} || CAST(max_sd AS VARCHAR) || {_QUOTE} "
+        f"ELSE CAST({bound_json} AS VARCHAR) END || '; expected a number') END"
+    )
+    bad_bound = f"{mart.name}: expected max_sd to be None, a non-negative number, or a mapping from system to such a number, got "
+    bound = (
+        f"CASE WHEN p.max_sd_kind = 'none' THEN NULL "
+        f"WHEN p.max_sd_kind = 'map' THEN CAST({bound_json} AS MAP(VARCHAR, DOUBLE))[m.system] "
+        f"ELSE CAST({bound_json} AS DOUBLE) END"
+    )
     sd = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("sd_a_before", "sd_b_before")}
     one = _double(1.0)
     half = _double(0.5)
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH parameters AS (SELECT {min_games} AS min_games, {warmup} AS warmup, {max_sd_kind} AS max_sd_kind),
 r AS (
-    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
-           CAST({_column(mart, 'player_a', 'any')} AS VARCHAR) AS player_a, CAST({_column(mart, 'player_b', 'any')} AS VARCHAR) AS player_b,
-           {_forecast(mart, 'expected_a')} AS expected_a, {_forecast(mart, 'score_a')} AS score_a,
-           CASE WHEN max_sd IS NULL THEN NULL ELSE {sd['sd_a_before']} END AS sd_a_before,
-           CASE WHEN max_sd IS NULL THEN NULL ELSE {sd['sd_b_before']} END AS sd_b_before
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, "seq", "integer", not_null=True)} AS seq,
+           CAST({_column(mart, "player_a", "any")} AS VARCHAR) AS player_a, CAST({_column(mart, "player_b", "any")} AS VARCHAR) AS player_b,
+           {_forecast(mart, "expected_a")} AS expected_a, {_forecast(mart, "score_a")} AS score_a,
+           CASE WHEN max_sd IS NULL THEN NULL ELSE {sd["sd_a_before"]} END AS sd_a_before,
+           CASE WHEN max_sd IS NULL THEN NULL ELSE {sd["sd_b_before"]} END AS sd_b_before
     FROM {replay_source(mart)} AS r
 ), sides AS (
     SELECT r.league, r.system, r.seq, r.player_a AS player FROM r
@@ -287,7 +318,7 @@ r AS (
     FROM matches AS m CROSS JOIN parameters AS p
 ), scored AS (
     SELECT m.league, m.system, m.expected_a AS p, m.score_a AS s,
-           {_log_loss('m.expected_a', 'm.score_a')} AS log_loss,
+           {_log_loss("m.expected_a", "m.score_a")} AS log_loss,
            CASE WHEN m.score_a = 0 OR m.score_a = 1 THEN
                CASE WHEN m.expected_a > {half} THEN m.score_a WHEN m.expected_a < {half} THEN {one} - m.score_a ELSE {half} END
            END AS correct,
@@ -297,9 +328,9 @@ r AS (
     FROM bounded AS m
 )
 SELECT o.league, o.system, count(*) AS n,
-       {_mean('o.log_loss')} AS log_loss,
-       {_mean('(o.p - o.s) * (o.p - o.s)')} AS brier,
-       {_mean('o.correct', 'count(o.correct)')} AS accuracy,
+       {_mean("o.log_loss")} AS log_loss,
+       {_mean("(o.p - o.s) * (o.p - o.s)")} AS brier,
+       {_mean("o.correct", "count(o.correct)")} AS accuracy,
        count(*) FILTER (WHERE o.established) AS n_established,
        CAST(sum(CAST(o.log_loss AS {EXACT})) FILTER (WHERE o.established) AS DOUBLE)
            / CAST(nullif(count(*) FILTER (WHERE o.established), 0) AS DOUBLE) AS log_loss_established
@@ -315,9 +346,9 @@ def contest_leaderboard_sql(mart: Mart) -> str:
     numbers = {name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("rating_after", "sd_after")}
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH r AS (
-    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, 'seq', 'integer', not_null=True)} AS seq,
-           CAST({_column(mart, 'player', 'any')} AS VARCHAR) AS player,
-           {numbers['rating_after']} AS rating_after, {numbers['sd_after']} AS sd_after, {_played_at(mart)} AS played_at
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system, {_column(mart, "seq", "integer", not_null=True)} AS seq,
+           CAST({_column(mart, "player", "any")} AS VARCHAR) AS player,
+           {numbers["rating_after"]} AS rating_after, {numbers["sd_after"]} AS sd_after, {_played_at(mart)} AS played_at
     FROM {replay_source(mart)} AS r
 ), players AS (
     SELECT r.league, r.system, r.player, count(*) AS contests,
@@ -329,9 +360,13 @@ WITH r AS (
 
 
 #: Mart name -> the builder of its SQL macro (a mart without an entry has a UDF, :mod:`.evaluation_udf`).
-SQL_MARTS = {"leaderboard": leaderboard_sql, "calibration_bins": calibration_bins_sql, "loss_curve": loss_curve_sql,
-             "calibration_summary": calibration_summary_sql,
-             "contest_leaderboard": contest_leaderboard_sql}
+SQL_MARTS = {
+    "leaderboard": leaderboard_sql,
+    "calibration_bins": calibration_bins_sql,
+    "loss_curve": loss_curve_sql,
+    "calibration_summary": calibration_summary_sql,
+    "contest_leaderboard": contest_leaderboard_sql,
+}
 
 
 def macro_sql(mart: Mart) -> str:

@@ -7,7 +7,7 @@ priors view live per cursor, so :func:`register_macros` runs for every cursor (d
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import duckdb
 import pyarrow as pa
@@ -25,22 +25,52 @@ def _existing_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     """Every UDF as (name, factory, SQL return type)."""
-    udfs = [(bridge.NEW_TOKEN_UDF, lambda: bridge.new_token_udf, "BIGINT"), (bridge.COLLECT_UDF, lambda: bridge.collect_udf, "BOOLEAN")]
+    udfs = [
+        (bridge.NEW_TOKEN_UDF, lambda: bridge.new_token_udf, "BIGINT"),
+        (bridge.COLLECT_UDF, lambda: bridge.collect_udf, "BOOLEAN"),
+    ]
     udfs += [
-        (replay_udf.fetch_udf_name(has_sd), lambda has_sd=has_sd: bridge.make_fetch_udf(replay_udf.fetch_udf_name(has_sd), replay_udf.fetch_type(has_sd)),
-         _struct_sql(replay_udf.fetch_type(has_sd)))
+        (
+            replay_udf.fetch_udf_name(has_sd),
+            lambda has_sd=has_sd: bridge.make_fetch_udf(
+                replay_udf.fetch_udf_name(has_sd), replay_udf.fetch_type(has_sd)
+            ),
+            _struct_sql(replay_udf.fetch_type(has_sd)),
+        )
         for has_sd in (True, False)
     ]
-    udfs.append((contest_udf.FETCH_UDF, lambda: bridge.make_fetch_udf(contest_udf.FETCH_UDF, contest_udf.FETCH_TYPE),
-                 _struct_sql(contest_udf.FETCH_TYPE)))
-    udfs.append((replay_udf.TAKE_STATE_UDF, lambda: bridge.make_take_state_udf(replay_udf.STATE_ARROW, replay_udf.state_struct),
-                 replay_udf.STATE_RETURN_TYPE))
-    udfs.append((replay_udf.CARRIED_LEAGUES_UDF,
-                 lambda: bridge.make_take_state_udf(replay_udf.STATE_ARROW, replay_udf.league_rows_struct, take=False),
-                 replay_udf.STATE_RETURN_TYPE))
+    udfs.append(
+        (
+            contest_udf.FETCH_UDF,
+            lambda: bridge.make_fetch_udf(contest_udf.FETCH_UDF, contest_udf.FETCH_TYPE),
+            _struct_sql(contest_udf.FETCH_TYPE),
+        )
+    )
+    udfs.append(
+        (
+            replay_udf.TAKE_STATE_UDF,
+            lambda: bridge.make_take_state_udf(replay_udf.STATE_ARROW, replay_udf.state_struct),
+            replay_udf.STATE_RETURN_TYPE,
+        )
+    )
+    udfs.append(
+        (
+            replay_udf.CARRIED_LEAGUES_UDF,
+            lambda: bridge.make_take_state_udf(replay_udf.STATE_ARROW, replay_udf.league_rows_struct, take=False),
+            replay_udf.STATE_RETURN_TYPE,
+        )
+    )
     for system in REPLAY_SYSTEMS:
-        udfs.append((replay_udf.udf_name(system, "compute"), lambda system=system: replay_udf.make_compute_udf(system), "BIGINT"))
-        udfs.append((replay_udf.udf_name(system, "check"), lambda system=system: replay_udf.make_check_udf(system), "VARCHAR"))
+        udfs.append(
+            (
+                replay_udf.udf_name(system, "compute"),
+                lambda system=system: replay_udf.make_compute_udf(system),
+                "BIGINT",
+            )
+        )
+        udfs.append(
+            (replay_udf.udf_name(system, "check"), lambda system=system: replay_udf.make_check_udf(system), "VARCHAR")
+        )
     for mart in [mart for mart in evaluation_udf.MARTS + contest_udf.MARTS if mart.compute is not None]:
         udfs.append((mart.udf_name, lambda mart=mart: evaluation_udf.make_udf(mart), mart.return_type))
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
@@ -68,8 +98,15 @@ def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) ->
     # (the default would skip the call and return NULL whenever a parameter is NULL). The bridge's UDFs
     # (compute, fetch, take the state) hand results over once: marked volatile, DuckDB never evaluates one
     # call twice or folds two calls into one.
-    con.create_function(name, udf, parameters=None, return_type=return_type, type="arrow",
-                        null_handling="special", side_effects=bridge.is_bridge_udf(name))
+    con.create_function(
+        name,
+        udf,
+        parameters=None,
+        return_type=return_type,
+        type="arrow",
+        null_handling="special",
+        side_effects=bridge.is_bridge_udf(name),
+    )
     _REGISTERED_UDFS.append(udf)
 
 

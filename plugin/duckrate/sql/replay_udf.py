@@ -9,14 +9,12 @@ scan supplies ``league``, ``match_id``, ``played_at``, the players and the score
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ._lists import list_values, struct_columns, whole
-from .bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
 from ..systems._replay import (
     COMPUTED_COLUMNS,
     DEFAULT_CHUNK_ROWS,
@@ -27,6 +25,8 @@ from ..systems._replay import (
     run_replay,
 )
 from ..systems._state import STATE_SCHEMA, CarriedState, state_frame
+from ._lists import list_values, struct_columns, whole
+from .bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
 
 # Columns packed for the UDF, as they exist in the user's table (absent optional ones are simply left
 # out, which keeps the packed list narrow); players and league travel as 64-bit hash keys.
@@ -39,14 +39,17 @@ ROW_KEY = "hash(s.match_id)"  # a match's key in the packed list and in the fetc
 OPTIONAL_MATCH_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight, NULL::BIGINT AS period WHERE false"
 # Untyped empty relations: a required column the user's table lacks arrives as an untyped NULL column (which
 # keeps the macro binding) and the UDF reports it as missing, by name, with the columns expected.
-MISSING_MATCH_COLUMNS = ("SELECT NULL AS match_id, NULL AS played_at, NULL AS player_a, NULL AS player_b, "
-                         "NULL AS score_a WHERE false")
+MISSING_MATCH_COLUMNS = (
+    "SELECT NULL AS match_id, NULL AS played_at, NULL AS player_a, NULL AS player_b, NULL AS score_a WHERE false"
+)
 MISSING_PASSTHROUGH_COLUMNS = "SELECT NULL AS match_id, NULL AS played_at WHERE false"
 # The rows of ``tbl`` with every canonical column (absent ones NULL): what the match macros scan for names
 # and for the rows they return (the packed list keeps only the columns ``tbl`` has, so the compute UDF can
 # name a missing one).
-MATCH_SOURCE = (f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME ({MISSING_MATCH_COLUMNS}) "
-                "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))")
+MATCH_SOURCE = (
+    f"(({OPTIONAL_MATCH_COLUMNS}) UNION ALL BY NAME ({MISSING_MATCH_COLUMNS}) "
+    "UNION ALL BY NAME (SELECT * FROM query_table(tbl)))"
+)
 EMPTY_PRIORS_VIEW = "duckrate_no_priors"
 EMPTY_PRIORS_SQL = (
     f"CREATE OR REPLACE TEMP VIEW {EMPTY_PRIORS_VIEW} AS SELECT NULL::VARCHAR AS player, NULL::DOUBLE AS rating, "
@@ -75,16 +78,23 @@ def fetch_udf_name(has_sd: bool) -> str:
 
 
 STATE_SQL_TYPES = {
-    pl.Utf8: "VARCHAR", pl.Int64: "BIGINT", pl.List(pl.Float64): "DOUBLE[]", pl.List(pl.Utf8): "VARCHAR[]",
+    pl.Utf8: "VARCHAR",
+    pl.Int64: "BIGINT",
+    pl.List(pl.Float64): "DOUBLE[]",
+    pl.List(pl.Utf8): "VARCHAR[]",
 }
-STATE_RETURN_TYPE = "STRUCT(" + ", ".join(f"{name} {STATE_SQL_TYPES[kind]}" for name, kind in STATE_SCHEMA.items()) + ")[]"
+STATE_RETURN_TYPE = (
+    "STRUCT(" + ", ".join(f"{name} {STATE_SQL_TYPES[kind]}" for name, kind in STATE_SCHEMA.items()) + ")[]"
+)
 EMPTY_STATE_VIEW = "duckrate_no_state"
 EMPTY_STATE_SQL = (
     f"CREATE OR REPLACE TEMP VIEW {EMPTY_STATE_VIEW} AS SELECT "
     + ", ".join(f"NULL::{STATE_SQL_TYPES[kind]} AS {name}" for name, kind in STATE_SCHEMA.items())
     + " WHERE false"
 )
-STATE_ARROW = pa.struct([(name, pl.DataFrame(schema={name: kind}).to_arrow().schema.field(0).type) for name, kind in STATE_SCHEMA.items()])
+STATE_ARROW = pa.struct(
+    [(name, pl.DataFrame(schema={name: kind}).to_arrow().schema.field(0).type) for name, kind in STATE_SCHEMA.items()]
+)
 TAKE_STATE_UDF = "duckrate_take_state"
 
 
@@ -99,7 +109,9 @@ def state_struct(frame: pl.DataFrame | CarriedState) -> pa.StructArray:
 
 def league_rows_struct(kept: pl.DataFrame | CarriedState) -> pa.StructArray:
     """The league rows of a kept state, as :func:`state_struct` gives them."""
-    return state_struct(state_frame(kept.frame if isinstance(kept, CarriedState) else kept).filter(pl.col("kind") == "league"))
+    return state_struct(
+        state_frame(kept.frame if isinstance(kept, CarriedState) else kept).filter(pl.col("kind") == "league")
+    )
 
 
 def collected_columns(token: int, part: str, expected: int) -> tuple[dict[str, pa.Array] | None, np.ndarray]:
@@ -114,11 +126,24 @@ class _Call:
     array; the input, the saved state and the priors were collected under the token (see :mod:`.bridge`);
     ``carry``, when not NULL, is the token of the chunk before, whose state this run continues."""
 
-    def __init__(self, system: ReplaySystem, token, n_input, n_state, n_priors, player_names, league_names, table_name,
-                 want, carry, parameters):
+    def __init__(
+        self,
+        system: ReplaySystem,
+        token,
+        n_input,
+        n_state,
+        n_priors,
+        player_names,
+        league_names,
+        table_name,
+        want,
+        carry,
+        parameters,
+    ):
         self.system = system
         self.token, self.n_input, self.n_state, self.n_priors = (
-            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors))
+            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors)
+        )
         self.player_names, self.league_names = whole(player_names), whole(league_names)
         self.table_name, self.want, self.carry = whole(table_name), whole(want), whole(carry)
         self.parameters = [whole(column) for column in parameters]
@@ -157,7 +182,9 @@ class _Call:
         return carried
 
 
-def compute_tokens(call, run: Callable, fields: tuple[str, ...], what: str, unchanged: Callable | None = None) -> pa.Array:
+def compute_tokens(
+    call, run: Callable, fields: tuple[str, ...], what: str, unchanged: Callable | None = None
+) -> pa.Array:
     """Run every query row of ``call`` and keep its results under its token (see :mod:`.bridge`):
     ``run(row, columns, state, priors, want_state)`` returns the computed columns by collected row and the
     state after them; the token keeps the ``fields`` columns with each row's key (unless only the state is
@@ -189,20 +216,36 @@ def make_compute_udf(system: ReplaySystem):
     computed columns (``want`` 'rows'), the state after the matches ('state'), or both ('rows_and_state')."""
     fields = fetched_fields(system.has_sd)
 
-    def compute_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, *parameters):
-        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, parameters)
+    def compute_udf(
+        token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, *parameters
+    ):
+        call = _Call(
+            system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, parameters
+        )
 
         def run(row: int, columns, state, priors, want_state: bool):
             carried = call.carried(row)
             saved = state_frame(state) if state is not None else None
             start = carried.start(saved) if carried is not None else saved
-            _, computed, after = run_replay(system, columns, priors, call.values(row), table=call.table(row),
-                                            state=start, want_state=want_state, partial_state=True)
+            _, computed, after = run_replay(
+                system,
+                columns,
+                priors,
+                call.values(row),
+                table=call.table(row),
+                state=start,
+                want_state=want_state,
+                partial_state=True,
+            )
             return computed, CarriedState.after(start, after, carried) if want_state else None
 
         def unchanged(row: int, saved: pl.DataFrame) -> CarriedState:  # an empty chunk hands on what it was handed
             carried = call.carried(row)
-            return CarriedState(carried.start(saved), carried.new_players) if carried is not None else CarriedState.after(saved, saved, None)
+            return (
+                CarriedState(carried.start(saved), carried.new_players)
+                if carried is not None
+                else CarriedState.after(saved, saved, None)
+            )
 
         return compute_tokens(call, run, fields, "match", unchanged)
 
@@ -215,9 +258,15 @@ def make_check_udf(system: ReplaySystem):
     matches (NULL when it can), without running the replay."""
 
     def check_udf(token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, *parameters):
-        call = _Call(system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, parameters)
-        return resume_reasons(call, lambda row, columns, state: resume_problem(system, columns, call.values(row), state,
-                                                                             table=call.table(row), partial_state=True))
+        call = _Call(
+            system, token, n_input, n_state, n_priors, player_names, league_names, table_name, want, carry, parameters
+        )
+        return resume_reasons(
+            call,
+            lambda row, columns, state: resume_problem(
+                system, columns, call.values(row), state, table=call.table(row), partial_state=True
+            ),
+        )
 
     check_udf.__name__ = udf_name(system, "check")
     return check_udf
@@ -259,17 +308,23 @@ def names_ctes() -> str:
 
 
 # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
-PRIORS_SOURCE = (f"(SELECT {', '.join('p.' + name for name in PRIOR_FIELDS)} FROM ((FROM {EMPTY_PRIORS_VIEW}) "
-                 "UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p)")
-STATE_SOURCE = (f"(SELECT {', '.join('s.' + name for name in STATE_SCHEMA)} FROM ((FROM {EMPTY_STATE_VIEW}) "
-                "UNION ALL BY NAME (SELECT * FROM query_table(state))) AS s)")
+PRIORS_SOURCE = (
+    f"(SELECT {', '.join('p.' + name for name in PRIOR_FIELDS)} FROM ((FROM {EMPTY_PRIORS_VIEW}) "
+    "UNION ALL BY NAME (SELECT * FROM query_table(priors))) AS p)"
+)
+STATE_SOURCE = (
+    f"(SELECT {', '.join('s.' + name for name in STATE_SCHEMA)} FROM ((FROM {EMPTY_STATE_VIEW}) "
+    "UNION ALL BY NAME (SELECT * FROM query_table(state))) AS s)"
+)
 
 
 def _player_keys(pairs: bool) -> str:
     """The (league, player) of every side of every match in ``tbl`` (with ``pairs``, plus its ``opponent``)."""
     opponent_a, opponent_b = (", m.player_b::VARCHAR AS opponent", ", m.player_a::VARCHAR") if pairs else ("", "")
-    return (f"(SELECT m.league::VARCHAR AS league, m.player_a::VARCHAR AS player{opponent_a} FROM {MATCH_SOURCE} AS m "
-            f"UNION ALL SELECT m.league::VARCHAR, m.player_b::VARCHAR{opponent_b} FROM {MATCH_SOURCE} AS m)")
+    return (
+        f"(SELECT m.league::VARCHAR AS league, m.player_a::VARCHAR AS player{opponent_a} FROM {MATCH_SOURCE} AS m "
+        f"UNION ALL SELECT m.league::VARCHAR, m.player_b::VARCHAR{opponent_b} FROM {MATCH_SOURCE} AS m)"
+    )
 
 
 def state_read_sql(player_keys: str, pair_keys: str | None) -> str:
@@ -278,11 +333,15 @@ def state_read_sql(player_keys: str, pair_keys: str | None) -> str:
     ``player_keys`` and, for a system with per-pair state, the pair rows of the (league, player, opponent)
     in ``pair_keys``. The Python side never holds the rest of a long history's state: the macros merge
     what the run writes back into the whole state (:func:`merged_state_sql`)."""
-    pairs = "" if pair_keys is None else f"""
+    pairs = (
+        ""
+        if pair_keys is None
+        else f"""
   UNION ALL
   SELECT st.* FROM {STATE_SOURCE} AS st SEMI JOIN {pair_keys} AS q
     ON st.league IS NOT DISTINCT FROM q.league AND st.player = q.player AND st.opponent = q.opponent
   WHERE st.kind = 'pair'"""
+    )
     return f"""(
   SELECT st.* REPLACE (coalesce(pc.n, 0)::BIGINT AS n_players)
   FROM {STATE_SOURCE} AS st
@@ -301,7 +360,9 @@ def merged_state_sql(taken: str) -> str:
     state (``state``) with another key (kind, league, player, opponent), each league row's ``n_players``
     counted over the result (what the Python API's ``with_player_counts`` gives). Streams: only the
     per-league counts are held, never the merged rows."""
-    same_key = " AND ".join(f"o.{name} IS NOT DISTINCT FROM n.{name}" for name in ("kind", "league", "player", "opponent"))
+    same_key = " AND ".join(
+        f"o.{name} IS NOT DISTINCT FROM n.{name}" for name in ("kind", "league", "player", "opponent")
+    )
 
     def kept(kinds: str) -> str:
         return f"SELECT o.* FROM {STATE_SOURCE} AS o ANTI JOIN {taken} AS n ON {same_key} WHERE o.kind IN ({kinds})"
@@ -338,18 +399,27 @@ WITH duckrate_state_read AS MATERIALIZED {read}, {collected_ctes(parts)}, {names
 
 def _computed_cte(system: ReplaySystem, udf_args: str, want: str) -> str:
     return f"""duckrate_computed AS MATERIALIZED (
-    SELECT {udf_name(system, 'compute')}({udf_args.format(want=want, carry='NULL::BIGINT')}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+    SELECT {udf_name(system, "compute")}({udf_args.format(want=want, carry="NULL::BIGINT")}) AS token FROM duckrate_token AS k, duckrate_collected AS c
 )"""
 
 
 def rows_select(system: ReplaySystem, source: str, tokens: str) -> str:
     """The replay rows of the matches in ``source`` whose results a compute call kept under the token in
     ``tokens`` (a relation with one ``token`` column): the scan gives the input columns, the fetch the rest."""
-    renamed = {"league": "z.league::VARCHAR AS league", "player_a": "z.player_a::VARCHAR AS player_a",
-               "player_b": "z.player_b::VARCHAR AS player_b", "score_a": "z.score_a::DOUBLE AS score_a",
-               "match_id": "z.match_id", "played_at": "z.played_at"}
-    outputs = ", ".join(renamed.get(name, f"NULL::DOUBLE AS {name}" if name in SD_COLUMNS and not system.has_sd else f"z.f.{name} AS {name}")
-                        for name in OUTPUT_COLUMNS)
+    renamed = {
+        "league": "z.league::VARCHAR AS league",
+        "player_a": "z.player_a::VARCHAR AS player_a",
+        "player_b": "z.player_b::VARCHAR AS player_b",
+        "score_a": "z.score_a::DOUBLE AS score_a",
+        "match_id": "z.match_id",
+        "played_at": "z.played_at",
+    }
+    outputs = ", ".join(
+        renamed.get(
+            name, f"NULL::DOUBLE AS {name}" if name in SD_COLUMNS and not system.has_sd else f"z.f.{name} AS {name}"
+        )
+        for name in OUTPUT_COLUMNS
+    )
     # Every column is qualified: a macro parameter (e.g. ``volatility``) shadows a bare column name.
     return f"""SELECT {outputs}
 FROM (SELECT s.league, s.match_id, s.played_at, s.player_a, s.player_b, s.score_a,
@@ -381,10 +451,11 @@ def token_macro_sql(system: ReplaySystem) -> str:
     ``duckrate_next_state(tokens, state)`` into the state table). ``carry``: a table holding the token of
     the chunk before, whose state this chunk continues in memory (``state`` then still names the saved
     state the build continues, from which the chunk reads the rows the carried state lacks)."""
-    head, udf_args = _macro(system, f"duckrate_{system.name}_token",
-                            extra=f", want := 'rows_and_state', carry := '{NO_CARRY_VIEW}'")
+    head, udf_args = _macro(
+        system, f"duckrate_{system.name}_token", extra=f", want := 'rows_and_state', carry := '{NO_CARRY_VIEW}'"
+    )
     return f"""{head}
-SELECT {udf_name(system, 'compute')}({udf_args.format(want='want', carry='cc.carry')}) AS token
+SELECT {udf_name(system, "compute")}({udf_args.format(want="want", carry="cc.carry")}) AS token
 FROM duckrate_token AS k, duckrate_collected AS c, (SELECT max(ct.token) AS carry FROM query_table(carry) AS ct) AS cc
 """
 
@@ -439,5 +510,5 @@ def check_macro_sql(system: ReplaySystem) -> str:
     continued with the matches of ``tbl`` (NULL when it can)."""
     head, udf_args = _macro(system, f"{system.name}_resume_check")
     return f"""{head}
-SELECT {udf_name(system, 'check')}({udf_args.format(want="'rows'", carry='NULL::BIGINT')}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
+SELECT {udf_name(system, "check")}({udf_args.format(want="'rows'", carry="NULL::BIGINT")}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
 """

@@ -3,14 +3,32 @@
 from .chance import CHANCE, chance
 from .elo import ELO, elo
 from .elo2k import ELO2K, elo2k
+from .elo_mmr import ELO_MMR
 from .glicko import GLICKO, glicko
 from .glicko2 import GLICKO2, glicko2
 from .pairwise import PAIRWISE, pairwise
 from .trueskill import TRUESKILL, trueskill
 
+# The registries: every two-player system (over matches) and every contest system (over ranked results).
 REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)
+CONTEST_SYSTEMS = (ELO_MMR,)
 
 __all__ = [
-    "CHANCE", "ELO", "ELO2K", "GLICKO", "GLICKO2", "PAIRWISE", "REPLAY_SYSTEMS", "TRUESKILL",
-    "chance", "elo", "elo2k", "glicko", "glicko2", "pairwise", "trueskill",
+    "CHANCE",
+    "CONTEST_SYSTEMS",
+    "ELO",
+    "ELO2K",
+    "ELO_MMR",
+    "GLICKO",
+    "GLICKO2",
+    "PAIRWISE",
+    "REPLAY_SYSTEMS",
+    "TRUESKILL",
+    "chance",
+    "elo",
+    "elo2k",
+    "glicko",
+    "glicko2",
+    "pairwise",
+    "trueskill",
 ]

@@ -25,7 +25,7 @@ TAP_CUTOFF = 1e-22
 
 def gaussian_taps(table: np.ndarray, grid_points: int) -> np.ndarray:
     """K(j·h) for j = 0..J from a kernel table (entry n + j), J the last tap >= TAP_CUTOFF."""
-    half = table[grid_points - 1:]
+    half = table[grid_points - 1 :]
     kept = np.flatnonzero(half >= TAP_CUTOFF)
     return np.ascontiguousarray(half[: int(kept[-1]) + 1])
 
@@ -46,18 +46,18 @@ def symmetric_taps(taps, source, out):
         out[i] = taps[0] * source[i]
     # interior points: two taps per sweep over shifted views of the source (each sweep vectorises)
     inner = size - 2 * reach
-    middle = out[reach:reach + inner]
+    middle = out[reach : reach + inner]
     j = 1
     while j + 1 <= reach:
         t1, t2 = taps[j], taps[j + 1]
-        l1, r1 = source[reach - j:reach - j + inner], source[reach + j:reach + j + inner]
-        l2, r2 = source[reach - j - 1:reach - j - 1 + inner], source[reach + j + 1:reach + j + 1 + inner]
+        l1, r1 = source[reach - j : reach - j + inner], source[reach + j : reach + j + inner]
+        l2, r2 = source[reach - j - 1 : reach - j - 1 + inner], source[reach + j + 1 : reach + j + 1 + inner]
         for i in range(inner):
             middle[i] += t1 * (l1[i] + r1[i]) + t2 * (l2[i] + r2[i])
         j += 2
     if j == reach:
         t1 = taps[j]
-        l1, r1 = source[reach - j:reach - j + inner], source[reach + j:reach + j + inner]
+        l1, r1 = source[reach - j : reach - j + inner], source[reach + j : reach + j + inner]
         for i in range(inner):
             middle[i] += t1 * (l1[i] + r1[i])
     # the first and last `reach` points: only the terms that stay on the grid

@@ -255,13 +255,3 @@ def prior_vector(grid_points: int, grid_max: float, mean: float = 0.0, sd: float
     out = np.empty(grid_points, dtype=np.float64)
     normal_on_grid(grid(grid_points, grid_max), float(mean), float(sd), out)
     return out
-
-
-def to_display(mean: float | np.ndarray, sd: float | np.ndarray):
-    """(rating, sd) on the display scale from natural-unit (mean, sd) (eq. 3)."""
-    return DISPLAY_CENTER + DISPLAY_SCALE * mean, DISPLAY_SCALE * sd
-
-
-def from_display(rating: float | np.ndarray, sd: float | np.ndarray):
-    """Natural-unit (mean, sd) from display-scale (rating, sd)."""
-    return (rating - DISPLAY_CENTER) / DISPLAY_SCALE, sd / DISPLAY_SCALE

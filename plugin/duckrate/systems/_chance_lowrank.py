@@ -173,8 +173,8 @@ def _expand_pair(ut, t_a, t_b, out_a, out_b):
 def lowrank_pair(fac_v, fac_ut, offset_v, offset_u, rank, size, va, vb, out_a, out_b, t_a, t_b):
     """out_a = D·va and out_b = D·vb for the operator whose factors start at ``offset_v`` / ``offset_u`` of
     the flat factor arrays: one pass over V and one over Ut serve both vectors."""
-    v = fac_v[offset_v:offset_v + size * rank].reshape((size, rank))
-    ut = fac_ut[offset_u:offset_u + rank * size].reshape((rank, size))
+    v = fac_v[offset_v : offset_v + size * rank].reshape((size, rank))
+    ut = fac_ut[offset_u : offset_u + rank * size].reshape((rank, size))
     _project_pair(v, va, vb, t_a, t_b)
     _expand_pair(ut, t_a, t_b, out_a, out_b)
 
@@ -182,8 +182,8 @@ def lowrank_pair(fac_v, fac_ut, offset_v, offset_u, rank, size, va, vb, out_a, o
 @kernel
 def lowrank_single(fac_v, fac_ut, offset_v, offset_u, rank, size, vec, out, t):
     """out = D·vec for the operator whose factors start at ``offset_v`` / ``offset_u``."""
-    v = fac_v[offset_v:offset_v + size * rank].reshape((size, rank))
-    ut = fac_ut[offset_u:offset_u + rank * size].reshape((rank, size))
+    v = fac_v[offset_v : offset_v + size * rank].reshape((size, rank))
+    ut = fac_ut[offset_u : offset_u + rank * size].reshape((rank, size))
     _project_single(v, vec, t)
     for i in range(size):
         out[i] = 0.0
@@ -194,8 +194,9 @@ def lowrank_single(fac_v, fac_ut, offset_v, offset_u, rank, size, vec, out, t):
         u0, u1, u2, u3 = ut[m], ut[m + 1], ut[m + 2], ut[m + 3]
         u4, u5, u6, u7 = ut[m + 4], ut[m + 5], ut[m + 6], ut[m + 7]
         for i in range(size):
-            out[i] += (((((((u0[i] * a0 + u1[i] * a1) + u2[i] * a2) + u3[i] * a3) + u4[i] * a4) + u5[i] * a5)
-                        + u6[i] * a6) + u7[i] * a7)
+            out[i] += (
+                (((((u0[i] * a0 + u1[i] * a1) + u2[i] * a2) + u3[i] * a3) + u4[i] * a4) + u5[i] * a5) + u6[i] * a6
+            ) + u7[i] * a7
         m += 8
     while m < rank:
         a0, u0 = t[m], ut[m]

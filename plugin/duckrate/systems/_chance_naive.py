@@ -61,7 +61,6 @@ def toeplitz_apply(table, v, out, flip):
     source = table[::-1].copy() if flip else table
     for k in range(size):
         weight = v[k]
-        column = source[n - k:n - k + size]
+        column = source[n - k : n - k + size]
         for i in range(size):
             out[i] += weight * column[i]
-

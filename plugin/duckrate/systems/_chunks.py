@@ -11,7 +11,7 @@ saved state does.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 import polars as pl
@@ -48,7 +48,11 @@ def chunk_bounds(played_at: pl.Series, chunk_size: int) -> list[tuple[int, int]]
 
 
 def replay_in_chunks(
-    frame: pl.DataFrame, key: str, chunk_size: int, state, run: Callable[[pl.DataFrame, object], tuple[pl.DataFrame, pl.DataFrame]],
+    frame: pl.DataFrame,
+    key: str,
+    chunk_size: int,
+    state,
+    run: Callable[[pl.DataFrame, object], tuple[pl.DataFrame, pl.DataFrame]],
     order_by: list[str],
 ) -> tuple[pl.DataFrame, pl.DataFrame]:
     """``run(part, state) -> (rows, state after)`` over ``frame`` in chunks of at most ``chunk_size`` rows in
@@ -87,5 +91,9 @@ def _pending_of(state) -> pl.Series | None:
 def _open_keys(out: pl.DataFrame, state: pl.DataFrame, key: str) -> pl.DataFrame:
     """The keys of rows whose ``seq`` is beyond their league's saved ``seq``: an open rating period."""
     final = state.filter(pl.col("kind") == "league").select("league", pl.col("seq").alias("duckrate_final_seq"))
-    return (out.join(final, on="league", how="left", nulls_equal=True)
-            .filter(pl.col("seq") > pl.col("duckrate_final_seq")).select(key).unique())
+    return (
+        out.join(final, on="league", how="left", nulls_equal=True)
+        .filter(pl.col("seq") > pl.col("duckrate_final_seq"))
+        .select(key)
+        .unique()
+    )

@@ -52,8 +52,11 @@ class ContestStart:
 
 
 def fresh_contest_start(prepared: PreparedContests) -> ContestStart:
-    return ContestStart(np.zeros(prepared.n_leagues, dtype=np.int64), np.zeros(0, dtype=np.int64),
-                        pl.Series("value", [], dtype=pl.List(pl.Float64)))
+    return ContestStart(
+        np.zeros(prepared.n_leagues, dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        pl.Series("value", [], dtype=pl.List(pl.Float64)),
+    )
 
 
 def contest_ids(columns: dict, prepared: PreparedContests) -> pa.Array:
@@ -61,7 +64,9 @@ def contest_ids(columns: dict, prepared: PreparedContests) -> pa.Array:
     return pc.take(columns["contest_id"], pa.array(prepared.order[prepared.contest_start[:-1]]))
 
 
-def continue_contests(system, columns: dict, prepared: PreparedContests, params: dict, state: pl.DataFrame) -> ContestStart:
+def continue_contests(
+    system, columns: dict, prepared: PreparedContests, params: dict, state: pl.DataFrame
+) -> ContestStart:
     """The saved ``state`` mapped onto ``prepared``'s slots, after checking these contests continue it;
     raises :class:`RebuildRequired` otherwise."""
     check_contest_continuation(system, columns, prepared, params, state)
@@ -71,13 +76,18 @@ def continue_contests(system, columns: dict, prepared: PreparedContests, params:
         if row["league"] in index:
             start.seq[index[row["league"]]] = row["seq"]
     slots = _slot_table(prepared, np.ones(prepared.n_states, dtype=np.bool_))
-    matched = state.filter(pl.col("kind") == "player").select("league", "player", "value").join(
-        slots, on=["league", "player"], how="inner", nulls_equal=True)
+    matched = (
+        state.filter(pl.col("kind") == "player")
+        .select("league", "player", "value")
+        .join(slots, on=["league", "player"], how="inner", nulls_equal=True)
+    )
     start.slots, start.values = matched["slot"].to_numpy().astype(np.int64), matched["value"]
     return start
 
 
-def check_contest_continuation(system, columns: dict, prepared: PreparedContests, params: dict, state: pl.DataFrame) -> None:
+def check_contest_continuation(
+    system, columns: dict, prepared: PreparedContests, params: dict, state: pl.DataFrame
+) -> None:
     """Refuse contests the saved state cannot be continued with (see the module docstring)."""
     leagues = state.filter(pl.col("kind") == "league")
     if not leagues.height:
@@ -96,45 +106,71 @@ def check_contest_continuation(system, columns: dict, prepared: PreparedContests
         contests = np.flatnonzero(prepared.contest_league == index[row["league"]])
         if row["time_unit"] != prepared.time_unit:
             raise RebuildRequired(
-                f"state: played_at was {row['time_unit']} when the state was saved, now {prepared.time_unit}; expected the same type")
+                f"state: played_at was {row['time_unit']} when the state was saved, now {prepared.time_unit}; expected the same type"
+            )
         seen = replayed.get(row["league"], {})
         again = [c for c in contests.tolist() if id_text[c] in seen]
         if again:
             raise RebuildRequired(
                 f"state: contest_id {ids[again[0]].as_py()!r} of league {row['league']!r} was already replayed (seq "
-                f"{seen[id_text[again[0]]]}); a replayed contest cannot be passed again: replay the whole history")
+                f"{seen[id_text[again[0]]]}); a replayed contest cannot be passed again: replay the whole history"
+            )
         times = prepared.contest_time_key[contests]
         late = contests[times < row["last_time_key"]]
         tied = contests[times == row["last_time_key"]]
         if tied.size:
-            late = np.concatenate([late, tied[_ids_at_or_before(columns["contest_id"], first_rows[tied], row["last_match_id"])]])
+            late = np.concatenate(
+                [late, tied[_ids_at_or_before(columns["contest_id"], first_rows[tied], row["last_match_id"])]]
+            )
         if late.size:
             raise RebuildRequired(
                 f"state: contest_id {ids[int(late.min())].as_py()!r} arrived late for league {row['league']!r}: it is not "
                 f"after the last contest of the saved state (contest_id {row['last_match_id']!r}, seq {row['seq']}); "
-                "contests replay in (played_at, contest_id) order: replay the whole history")
+                "contests replay in (played_at, contest_id) order: replay the whole history"
+            )
 
 
-def contest_state_frame(system, columns: dict, prepared: PreparedContests, params: dict, start: ContestStart,
-                        values: pl.Series, old: pl.DataFrame | None) -> pl.DataFrame:
+def contest_state_frame(
+    system,
+    columns: dict,
+    prepared: PreparedContests,
+    params: dict,
+    start: ContestStart,
+    values: pl.Series,
+    old: pl.DataFrame | None,
+) -> pl.DataFrame:
     """The state after these contests: ``values`` (the player rows of every slot of ``prepared``, in slot
     order), a contest row per contest, the league rows of the leagues played, and every row of ``old``
     these contests leave as it was."""
     slots = _slot_table(prepared, np.ones(prepared.n_states, dtype=np.bool_))
     players = slots.select("league", "player").with_columns(
-        pl.lit("player").alias("kind"), values.gather(slots["slot"].to_numpy()).alias("value"))
+        pl.lit("player").alias("kind"), values.gather(slots["slot"].to_numpy()).alias("value")
+    )
     seq = prepared.contest_seq + start.seq[prepared.contest_league]
     ids = [str(v) for v in contest_ids(columns, prepared).to_pylist()]
     names = pl.Series("league", [prepared.league_names[i] for i in prepared.contest_league], dtype=pl.Utf8)
-    contests = pl.DataFrame({
-        "league": names, "kind": "contest", "seq": seq, "last_time_key": prepared.contest_time_key,
-        "time_unit": prepared.time_unit, "last_match_id": pl.Series(ids, dtype=pl.Utf8),
-    }).with_columns(pl.lit([], dtype=pl.List(pl.Float64)).alias("value"))
-    last = contests.sort("seq").group_by("league", maintain_order=True).last().with_columns(
-        pl.lit("league").alias("kind"), pl.lit(system.name).alias("system"), pl.lit(params_json(params)).alias("params"))
+    contests = pl.DataFrame(
+        {
+            "league": names,
+            "kind": "contest",
+            "seq": seq,
+            "last_time_key": prepared.contest_time_key,
+            "time_unit": prepared.time_unit,
+            "last_match_id": pl.Series(ids, dtype=pl.Utf8),
+        }
+    ).with_columns(pl.lit([], dtype=pl.List(pl.Float64)).alias("value"))
+    last = (
+        contests.sort("seq")
+        .group_by("league", maintain_order=True)
+        .last()
+        .with_columns(
+            pl.lit("league").alias("kind"),
+            pl.lit(system.name).alias("system"),
+            pl.lit(params_json(params)).alias("params"),
+        )
+    )
     new = pl.concat([_conform(frame) for frame in (players, contests, last)], how="vertical")
     if old is not None and old.height:
         keep_players, keep_leagues = untouched_rows(old, slots, list(set(names.to_list())))
         new = pl.concat([new, keep_players, keep_leagues, old.filter(pl.col("kind") == "contest")], how="vertical")
     return with_player_counts(new).sort(STATE_ORDER, nulls_last=True)
-

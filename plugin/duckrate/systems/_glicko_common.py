@@ -28,14 +28,16 @@ from ..matches import PreparedMatches
 from ._periods import periodic_order
 from ._replay import Parameter, kernel_outputs, new_outputs
 
-
 # Parameters of both systems (in each system's list in this order: initial, rd, ..., rd_min, period_length).
 INITIAL = Parameter("initial", 1500.0, "a finite starting rating")
 RD = Parameter("rd", 350.0, "a finite starting rating deviation > 0", lambda v: math.isfinite(v) and v > 0)
 RD_MIN = Parameter("rd_min", 0.0, "a finite minimum rating deviation >= 0", lambda v: math.isfinite(v) and v >= 0)
 PERIOD_LENGTH = Parameter(
-    "period_length", None, "a finite period length > 0 (days for DATE/TIMESTAMP played_at), or NULL",
-    lambda v: math.isfinite(v) and v > 0, nullable=True,
+    "period_length",
+    None,
+    "a finite period length > 0 (days for DATE/TIMESTAMP played_at), or NULL",
+    lambda v: math.isfinite(v) and v > 0,
+    nullable=True,
 )
 
 
@@ -69,8 +71,14 @@ def carried_end(seen: np.ndarray, last_period: np.ndarray) -> dict[str, np.ndarr
 
 
 def run_periodic(
-    replay_kernel, prepared: PreparedMatches, period: np.ndarray | None, states: tuple, seen: np.ndarray,
-    last_period: np.ndarray, played_in_league: np.ndarray, constants: tuple,
+    replay_kernel,
+    prepared: PreparedMatches,
+    period: np.ndarray | None,
+    states: tuple,
+    seen: np.ndarray,
+    last_period: np.ndarray,
+    played_in_league: np.ndarray,
+    constants: tuple,
 ) -> dict:
     """Run ``replay_kernel`` over the matches in periodic order (``period`` from ``row_periods``; None: every
     match its own period) with the system's ``states``, ``seen``, ``last_period`` (per slot) and
@@ -79,9 +87,19 @@ def run_periodic(
     order = periodic_order(prepared, period)
     out = new_outputs(prepared.n_rows)
     replay_kernel(
-        order, period if period is not None else np.zeros(0, np.int64), period is not None,
-        prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        *states, seen, last_period, played_in_league, *constants,
+        order,
+        period if period is not None else np.zeros(0, np.int64),
+        period is not None,
+        prepared.state_a,
+        prepared.state_b,
+        prepared.league,
+        prepared.score,
+        prepared.weight,
+        *states,
+        seen,
+        last_period,
+        played_in_league,
+        *constants,
         *kernel_outputs(out),
     )
     return out

@@ -25,7 +25,6 @@ import pyarrow as pa
 from ._state import RebuildRequired
 
 HEADER = ("mu", "sig", "normal_mu", "normal_sig", "last_day", "n")
-FACTOR = ("centre", "arg_scale", "out_scale")
 SPARE_POOL = 1024  # room the pool has beyond the restored factors before its first growth
 
 
@@ -52,8 +51,22 @@ class Beliefs:
 
     def kernel_arrays(self) -> tuple:
         """The arguments of the kernel, in its order (``mu`` ... ``pool_used``)."""
-        return (self.mu, self.sig, self.normal_mu, self.normal_sig, self.seen, self.last_day, self.slab,
-                self.head, self.length, self.capacity, self.centres, self.arg_scales, self.out_scales, self.pool_used)
+        return (
+            self.mu,
+            self.sig,
+            self.normal_mu,
+            self.normal_sig,
+            self.seen,
+            self.last_day,
+            self.slab,
+            self.head,
+            self.length,
+            self.capacity,
+            self.centres,
+            self.arg_scales,
+            self.out_scales,
+            self.pool_used,
+        )
 
 
 def fresh_beliefs(mu: np.ndarray, sig: np.ndarray) -> Beliefs:
@@ -61,11 +74,19 @@ def fresh_beliefs(mu: np.ndarray, sig: np.ndarray) -> Beliefs:
     n = mu.shape[0]
     pool = 4 * n + SPARE_POOL
     return Beliefs(
-        mu=np.ascontiguousarray(mu, dtype=np.float64), sig=np.ascontiguousarray(sig, dtype=np.float64),
-        normal_mu=np.array(mu, dtype=np.float64), normal_sig=np.array(sig, dtype=np.float64),
-        seen=np.zeros(n, dtype=np.bool_), last_day=np.zeros(n), slab=np.zeros(n, dtype=np.int64),
-        head=np.zeros(n, dtype=np.int64), length=np.zeros(n, dtype=np.int64), capacity=np.zeros(n, dtype=np.int64),
-        centres=np.empty(pool), arg_scales=np.empty(pool), out_scales=np.empty(pool),
+        mu=np.ascontiguousarray(mu, dtype=np.float64),
+        sig=np.ascontiguousarray(sig, dtype=np.float64),
+        normal_mu=np.array(mu, dtype=np.float64),
+        normal_sig=np.array(sig, dtype=np.float64),
+        seen=np.zeros(n, dtype=np.bool_),
+        last_day=np.zeros(n),
+        slab=np.zeros(n, dtype=np.int64),
+        head=np.zeros(n, dtype=np.int64),
+        length=np.zeros(n, dtype=np.int64),
+        capacity=np.zeros(n, dtype=np.int64),
+        centres=np.empty(pool),
+        arg_scales=np.empty(pool),
+        out_scales=np.empty(pool),
     )
 
 
@@ -128,8 +149,16 @@ def belief_values(beliefs: Beliefs, slots: np.ndarray) -> pl.Series:
     ends = np.cumsum(sizes)
     starts = ends - sizes
     flat = np.empty(int(sizes.sum()))
-    for column, values in enumerate((beliefs.mu[slots], beliefs.sig[slots], beliefs.normal_mu[slots],
-                                     beliefs.normal_sig[slots], beliefs.last_day[slots], n.astype(np.float64))):
+    for column, values in enumerate(
+        (
+            beliefs.mu[slots],
+            beliefs.sig[slots],
+            beliefs.normal_mu[slots],
+            beliefs.normal_sig[slots],
+            beliefs.last_day[slots],
+            n.astype(np.float64),
+        )
+    ):
         flat[starts + column] = values
     factor_at = np.repeat(starts + width - 3 * offsets_in, n) + 3 * np.arange(int(n.sum()), dtype=np.int64)
     flat[factor_at] = beliefs.centres[index]

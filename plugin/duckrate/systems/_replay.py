@@ -8,9 +8,9 @@ built from that one declaration, so a parameter's default or check lives in one 
 from __future__ import annotations
 
 import math
-from decimal import Decimal
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
+from decimal import Decimal
 
 import numpy as np
 import polars as pl
@@ -51,9 +51,22 @@ COMPUTED_COLUMNS = (
     "sd_b_after",
 )
 OUTPUT_COLUMNS = (
-    "league", "seq", "match_id", "played_at", "player_a", "player_b", "score_a", "expected_a",
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
+    "league",
+    "seq",
+    "match_id",
+    "played_at",
+    "player_a",
+    "player_b",
+    "score_a",
+    "expected_a",
+    "rating_a_before",
+    "rating_b_before",
+    "sd_a_before",
+    "sd_b_before",
+    "rating_a_after",
+    "rating_b_after",
+    "sd_a_after",
+    "sd_b_after",
 )
 SD_COLUMNS = ("sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after")
 # The most input rows (matches, or contest results) a replay hands to its kernel at once, by default: longer
@@ -99,7 +112,9 @@ def resolve_parameters(owner: str, parameters: tuple[Parameter, ...], given: dic
     known = {p.name: p for p in parameters}
     unknown = sorted(set(given) - set(known))
     if unknown:
-        raise DuckrateInputError(f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}")
+        raise DuckrateInputError(
+            f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}"
+        )
     params = {}
     for name, parameter in known.items():
         value = given.get(name, parameter.default)
@@ -142,7 +157,9 @@ class ReplaySystem:
     league_state: tuple[StateField, ...] = ()
     pair_state: tuple[StateField, ...] = ()
     periods: Callable[[PreparedMatches, dict], np.ndarray | None] | None = None
-    check_resume: Callable[[PreparedMatches, dict, StartState], str | None] = field(default=lambda prepared, params, start: None)
+    check_resume: Callable[[PreparedMatches, dict, StartState], str | None] = field(
+        default=lambda prepared, params, start: None
+    )
 
     @property
     def defaults(self) -> dict[str, float | None]:
@@ -154,17 +171,16 @@ class ReplaySystem:
         self.check(params)
         return params
 
-    def compute(
-        self, columns: dict[str, pa.Array], priors, params: dict, table: str = "matches"
-    ) -> tuple[PreparedMatches, dict[str, np.ndarray | None]]:
-        """The prepared matches and the output arrays in input row order (``None``: an all-NULL column)."""
-        prepared, outputs, _ = run_replay(self, columns, priors, params, table)
-        return prepared, outputs
-
 
 def run_replay(
-    system: ReplaySystem, columns: dict[str, pa.Array], priors, params: dict, table: str = "matches",
-    state=None, want_state: bool = False, partial_state: bool = False,
+    system: ReplaySystem,
+    columns: dict[str, pa.Array],
+    priors,
+    params: dict,
+    table: str = "matches",
+    state=None,
+    want_state: bool = False,
+    partial_state: bool = False,
 ) -> tuple[PreparedMatches, dict[str, np.ndarray | None], pl.DataFrame | None]:
     """Replay ``system`` over ``columns``, continuing from a saved ``state`` table when given.
 
@@ -199,16 +215,21 @@ def run_replay(
         outputs, end = system.run(first, priors, params, start)
         saved = start.known | used_slots(prepared, first.order)
         rest = StartState(
-            known=saved, player={name: np.array(values) for name, values in end.player.items()},
-            league_known=start.league_known | (np.bincount(prepared.league[first.order], minlength=prepared.n_leagues) > 0),
+            known=saved,
+            player={name: np.array(values) for name, values in end.player.items()},
+            league_known=start.league_known
+            | (np.bincount(prepared.league[first.order], minlength=prepared.n_leagues) > 0),
             league={name: np.array(values) for name, values in end.league.items()},
             seq=start.seq + np.bincount(prepared.league[first.order], minlength=prepared.n_leagues),
-            n_players=start.n_players, saved_players=start.saved_players,
+            n_players=start.n_players,
+            saved_players=start.saved_players,
             pairs=end.pairs if end.pairs is not None else start.pairs,
         )
         open_outputs, _ = system.run(subset(prepared, open_rows), priors, params, rest)
-        outputs = {name: None if values is None else np.where(open_rows, open_outputs[name], values)
-                   for name, values in outputs.items()}
+        outputs = {
+            name: None if values is None else np.where(open_rows, open_outputs[name], values)
+            for name, values in outputs.items()
+        }
         final_order = first.order
     if not want_state:
         return prepared, outputs, None
@@ -225,8 +246,14 @@ def _old_state(state, partial_state: bool) -> pl.DataFrame | None:
     return frame if partial_state or not frame.height else with_player_counts(frame)
 
 
-def resume_problem(system: ReplaySystem, columns: dict[str, pa.Array], params: dict, state, table: str = "matches",
-                   partial_state: bool = False) -> str | None:
+def resume_problem(
+    system: ReplaySystem,
+    columns: dict[str, pa.Array],
+    params: dict,
+    state,
+    table: str = "matches",
+    partial_state: bool = False,
+) -> str | None:
     """Why ``state`` cannot be continued with these matches (the message of the :class:`RebuildRequired` a
     continuation would raise), or None when it can; the replay itself is not run."""
     params = system.resolve(params)
@@ -235,7 +262,9 @@ def resume_problem(system: ReplaySystem, columns: dict[str, pa.Array], params: d
     if not old.height:
         return None
     try:
-        _continuation_start(system, columns, prepared, params, system.periods(prepared, params) if system.periods else None, old)
+        _continuation_start(
+            system, columns, prepared, params, system.periods(prepared, params) if system.periods else None, old
+        )
     except RebuildRequired as error:
         return str(error)
     return None
@@ -261,9 +290,14 @@ def _league_rows(system, columns, prepared, params, start, final_order, periods,
     last_row[prepared.league[final_order]] = final_order  # the last assignment per league wins
     for league in batch_leagues.tolist():
         row = {
-            "system": system.name, "params": params_json(params),
-            "seq": int(start.seq[league] + final_counts[league]), "time_unit": prepared.time_unit,
-            "last_time_key": None, "last_match_id": None, "resume_period": None, "pending_ids": None,
+            "system": system.name,
+            "params": params_json(params),
+            "seq": int(start.seq[league] + final_counts[league]),
+            "time_unit": prepared.time_unit,
+            "last_time_key": None,
+            "last_match_id": None,
+            "resume_period": None,
+            "pending_ids": None,
         }
         if periods is None:
             at = int(last_row[league])
@@ -277,24 +311,37 @@ def _league_rows(system, columns, prepared, params, start, final_order, periods,
     return rows
 
 
-def replay_frame(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, chunk_size: int | None = None,
-                 **params) -> pl.DataFrame:
+def replay_frame(
+    system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, chunk_size: int | None = None, **params
+) -> pl.DataFrame:
     """Run ``system`` over a Polars matches frame (continuing a saved ``state`` when given); one output
     row per match in replay order. At most ``chunk_size`` matches (default :data:`DEFAULT_CHUNK_ROWS`) are
     replayed at once; longer histories replay in chunks (:mod:`._chunks`), with the same result."""
     return replay_with_state(system, matches, priors, state, chunk_size, want_state=False, **params)[0]
 
 
-def replay_with_state(system: ReplaySystem, matches: pl.DataFrame, priors=None, state=None, chunk_size: int | None = None,
-                      want_state: bool = True, **params) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+def replay_with_state(
+    system: ReplaySystem,
+    matches: pl.DataFrame,
+    priors=None,
+    state=None,
+    chunk_size: int | None = None,
+    want_state: bool = True,
+    **params,
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """Like :func:`replay_frame`, plus the state table after these matches (one run)."""
     size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
     if not isinstance(matches, pl.DataFrame) or matches.height <= size or "played_at" not in matches.columns:
         return _output_frame(system, matches, priors, state, params, want_state)
     system.resolve(params)  # a bad parameter is reported before any work
-    return replay_in_chunks(matches, "match_id", size, state,
-                            lambda part, before: _output_frame(system, part, priors, before, params, want_state=True),
-                            ["league", "seq"])
+    return replay_in_chunks(
+        matches,
+        "match_id",
+        size,
+        state,
+        lambda part, before: _output_frame(system, part, priors, before, params, want_state=True),
+        ["league", "seq"],
+    )
 
 
 def _output_frame(system, matches, priors, state, params, want_state):

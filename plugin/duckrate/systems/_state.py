@@ -24,8 +24,8 @@ would change). The dbt materialization then replays the whole history instead.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 import polars as pl
@@ -200,7 +200,9 @@ def _values_matrix(values: pl.Series, width: int, what: str) -> np.ndarray:
     lengths = values.list.len().to_numpy()
     bad = np.flatnonzero(lengths != width)
     if bad.size:
-        raise RebuildRequired(f"state: a {what} row holds {int(lengths[bad[0]])} values; expected {width} (saved by another version or parameters)")
+        raise RebuildRequired(
+            f"state: a {what} row holds {int(lengths[bad[0]])} values; expected {width} (saved by another version or parameters)"
+        )
     flat = values.explode().to_numpy().astype(np.float64)
     return flat.reshape(len(values), width) if width else np.zeros((len(values), 0))
 
@@ -210,7 +212,7 @@ def _split_fields(matrix: np.ndarray, fields, params: dict) -> dict[str, np.ndar
     out, column = {}, 0
     for f in fields:
         width = f.size(params)
-        part = matrix[:, column:column + width]
+        part = matrix[:, column : column + width]
         out[f.name] = part[:, 0] if width == 1 else part
         column += width
     return out
@@ -260,8 +262,13 @@ def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.
     # pass only the rows these matches need)
     saved = leagues.select("league", pl.col("n_players").fill_null(0).alias("len"))
     new_players = slots.join(players.select("league", "player"), on=["league", "player"], how="anti", nulls_equal=True)
-    counts = saved.join(new_players.group_by("league").len().rename({"len": "new"}), on="league", how="full",
-                        coalesce=True, nulls_equal=True).fill_null(0)
+    counts = saved.join(
+        new_players.group_by("league").len().rename({"len": "new"}),
+        on="league",
+        how="full",
+        coalesce=True,
+        nulls_equal=True,
+    ).fill_null(0)
     for row in counts.iter_rows(named=True):
         if row["league"] in index:
             start.n_players[index[row["league"]]] = row["len"] + row["new"]
@@ -269,12 +276,19 @@ def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.
     pair_width = sum(f.size(params) for f in system.pair_state)
     pair_rows = state.filter(pl.col("kind") == "pair").select("league", "player", "opponent", "value")
     if pair_width and pair_rows.height:
-        joined = (
-            pair_rows.join(slots.rename({"slot": "slot_a"}), on=["league", "player"], how="inner", nulls_equal=True)
-            .join(slots.rename({"player": "opponent", "slot": "slot_b"}), on=["league", "opponent"], how="inner", nulls_equal=True)
+        joined = pair_rows.join(
+            slots.rename({"slot": "slot_a"}), on=["league", "player"], how="inner", nulls_equal=True
+        ).join(
+            slots.rename({"player": "opponent", "slot": "slot_b"}),
+            on=["league", "opponent"],
+            how="inner",
+            nulls_equal=True,
         )
-        start.pairs = (joined["slot_a"].to_numpy(), joined["slot_b"].to_numpy(),
-                       _values_matrix(joined["value"], pair_width, "pair") if joined.height else np.zeros((0, pair_width)))
+        start.pairs = (
+            joined["slot_a"].to_numpy(),
+            joined["slot_b"].to_numpy(),
+            _values_matrix(joined["value"], pair_width, "pair") if joined.height else np.zeros((0, pair_width)),
+        )
     return start
 
 
@@ -291,7 +305,9 @@ def _check_league_rows(system, params: dict, leagues: pl.DataFrame) -> None:
             )
 
 
-def check_continuation(system, columns: dict, prepared: PreparedMatches, params: dict, periods, state: pl.DataFrame) -> None:
+def check_continuation(
+    system, columns: dict, prepared: PreparedMatches, params: dict, periods, state: pl.DataFrame
+) -> None:
     """Reject matches a saved state cannot be continued with: older than the state (non-periodic: at or
     before the last final match in (played_at, match_id) order; periodic: in a period before the open
     one), or a periodic league whose open period's saved matches are not all passed again."""
@@ -311,13 +327,23 @@ def check_continuation(system, columns: dict, prepared: PreparedMatches, params:
             )
         if row["resume_period"] is not None:
             if periods is None:
-                raise RebuildRequired(f"state: league {row['league']!r} was replayed in rating periods; these matches have none")
+                raise RebuildRequired(
+                    f"state: league {row['league']!r} was replayed in rating periods; these matches have none"
+                )
             late = rows[periods[rows] < row["resume_period"]]
             if late.size:
-                _late(row, match_ids, int(late[0]), f"its period {int(periods[late[0]])} is before the open period {row['resume_period']}")
+                _late(
+                    row,
+                    match_ids,
+                    int(late[0]),
+                    f"its period {int(periods[late[0]])} is before the open period {row['resume_period']}",
+                )
             pending = set(row["pending_ids"] or [])
             if pending:
-                passed = {str(v) for v in pc.take(match_ids, pa.array(rows[periods[rows] == row["resume_period"]])).to_pylist()}
+                passed = {
+                    str(v)
+                    for v in pc.take(match_ids, pa.array(rows[periods[rows] == row["resume_period"]])).to_pylist()
+                }
                 missing = sorted(pending - passed)
                 if missing:
                     raise RebuildRequired(
@@ -326,7 +352,9 @@ def check_continuation(system, columns: dict, prepared: PreparedMatches, params:
                     )
             continue
         if periods is not None:
-            raise RebuildRequired(f"state: league {row['league']!r} was replayed without rating periods; these matches have them")
+            raise RebuildRequired(
+                f"state: league {row['league']!r} was replayed without rating periods; these matches have them"
+            )
         last_time = row["last_time_key"]
         times = prepared.time_key[rows]
         late = rows[times < last_time]
@@ -345,7 +373,9 @@ def _ids_at_or_before(match_ids: pa.Array, rows: np.ndarray, last_id: str) -> np
     try:
         last = pl.Series([last_id]).cast(series.dtype)
     except Exception as error:  # the id's type changed since the state was saved
-        raise RebuildRequired(f"state: its last match_id {last_id!r} does not compare with match_id of type {series.dtype}") from error
+        raise RebuildRequired(
+            f"state: its last match_id {last_id!r} does not compare with match_id of type {series.dtype}"
+        ) from error
     return (series <= last[0]).to_numpy()
 
 
@@ -356,48 +386,71 @@ def _late(row: dict, match_ids: pa.Array, at: int, why: str) -> None:
     )
 
 
-def end_frame(system, prepared: PreparedMatches, params: dict, end: EndState, saved_slots: np.ndarray,
-              league_rows: dict[int, dict], old_state: pl.DataFrame | None, ordered: bool = True) -> pl.DataFrame:
+def end_frame(
+    system,
+    prepared: PreparedMatches,
+    params: dict,
+    end: EndState,
+    saved_slots: np.ndarray,
+    league_rows: dict[int, dict],
+    old_state: pl.DataFrame | None,
+    ordered: bool = True,
+) -> pl.DataFrame:
     """The state table after a run: the saved slots' values and the given league rows, plus every row of
     ``old_state`` for players and leagues these matches did not touch; sorted by kind, league, player and
     opponent unless not ``ordered`` (the SQL macros merge it into a table, where rows have no order)."""
     slots = _slot_table(prepared, saved_slots)
     players = slots.select("league", "player").with_columns(
-        pl.lit("player").alias("kind"), _value_lists(_player_values(end.player, system.player_state, params, slots["slot"].to_numpy()))
+        pl.lit("player").alias("kind"),
+        _value_lists(_player_values(end.player, system.player_state, params, slots["slot"].to_numpy())),
     )
     frames = [players]
     if end.pairs is not None and system.pair_state:
         slot_a, slot_b, values = end.pairs
         names = prepared.players.cast(pa.large_string())
         leagues = pl.Series("league", prepared.league_names, dtype=pl.Utf8)
-        frames.append(pl.DataFrame({
-            "league": leagues.gather(prepared.state_league[slot_a]),
-            "kind": "pair",
-            "player": pl.from_arrow(names.take(pa.array(prepared.state_player[slot_a]))).cast(pl.Utf8),
-            "opponent": pl.from_arrow(names.take(pa.array(prepared.state_player[slot_b]))).cast(pl.Utf8),
-            "value": _value_lists(np.asarray(values, dtype=np.float64)),
-        }))
-    league_values = _player_values(end.league, system.league_state, params, np.array(sorted(league_rows), dtype=np.int64)).tolist()
-    frames.append(pl.DataFrame(
-        [dict(league_rows[i], league=prepared.league_names[i], kind="league", value=league_values[k])
-         for k, i in enumerate(sorted(league_rows))],
-        schema={**STATE_SCHEMA},
-    ))
+        frames.append(
+            pl.DataFrame(
+                {
+                    "league": leagues.gather(prepared.state_league[slot_a]),
+                    "kind": "pair",
+                    "player": pl.from_arrow(names.take(pa.array(prepared.state_player[slot_a]))).cast(pl.Utf8),
+                    "opponent": pl.from_arrow(names.take(pa.array(prepared.state_player[slot_b]))).cast(pl.Utf8),
+                    "value": _value_lists(np.asarray(values, dtype=np.float64)),
+                }
+            )
+        )
+    league_values = _player_values(
+        end.league, system.league_state, params, np.array(sorted(league_rows), dtype=np.int64)
+    ).tolist()
+    frames.append(
+        pl.DataFrame(
+            [
+                dict(league_rows[i], league=prepared.league_names[i], kind="league", value=league_values[k])
+                for k, i in enumerate(sorted(league_rows))
+            ],
+            schema={**STATE_SCHEMA},
+        )
+    )
     new = pl.concat([_conform(f) for f in frames], how="vertical")
     if old_state is not None and old_state.height:
         keep_players, keep_leagues = untouched_rows(old_state, slots, [prepared.league_names[i] for i in league_rows])
         touched_pairs = new.filter(pl.col("kind") == "pair").select("league", "player", "opponent")
         keep_pairs = old_state.filter(pl.col("kind") == "pair").join(
-            touched_pairs, on=["league", "player", "opponent"], how="anti", nulls_equal=True)
+            touched_pairs, on=["league", "player", "opponent"], how="anti", nulls_equal=True
+        )
         new = pl.concat([new, keep_players, keep_pairs, keep_leagues], how="vertical")
     return new.sort(["kind", "league", "player", "opponent"], nulls_last=True) if ordered else new
 
 
-def untouched_rows(old_state: pl.DataFrame, slots: pl.DataFrame, touched_leagues: list) -> tuple[pl.DataFrame, pl.DataFrame]:
+def untouched_rows(
+    old_state: pl.DataFrame, slots: pl.DataFrame, touched_leagues: list
+) -> tuple[pl.DataFrame, pl.DataFrame]:
     """The player rows of ``old_state`` for players not among ``slots`` (league, player), and its league
     rows of leagues not in ``touched_leagues``: what a run leaves as it was saved."""
     keep_players = old_state.filter(pl.col("kind") == "player").join(
-        slots.select("league", "player"), on=["league", "player"], how="anti", nulls_equal=True)
+        slots.select("league", "player"), on=["league", "player"], how="anti", nulls_equal=True
+    )
     keep_leagues = old_state.filter((pl.col("kind") == "league") & ~_in(pl.col("league"), touched_leagues))
     return keep_players, keep_leagues
 
@@ -405,9 +458,13 @@ def untouched_rows(old_state: pl.DataFrame, slots: pl.DataFrame, touched_leagues
 def with_player_counts(state: pl.DataFrame) -> pl.DataFrame:
     """``state`` with each league row's ``n_players`` set to its league's number of player rows."""
     counts = state.filter(pl.col("kind") == "player").group_by("league").len()
-    return state.join(counts.rename({"len": "counted"}), on="league", how="left", nulls_equal=True).with_columns(
-        pl.when(pl.col("kind") == "league").then(pl.col("counted").fill_null(0)).cast(pl.Int64).alias("n_players")
-    ).drop("counted")
+    return (
+        state.join(counts.rename({"len": "counted"}), on="league", how="left", nulls_equal=True)
+        .with_columns(
+            pl.when(pl.col("kind") == "league").then(pl.col("counted").fill_null(0)).cast(pl.Int64).alias("n_players")
+        )
+        .drop("counted")
+    )
 
 
 def _in(column: pl.Expr, values: list) -> pl.Expr:
@@ -439,12 +496,14 @@ def _player_values(arrays: dict[str, np.ndarray], fields, params: dict, rows: np
     column = 0
     for f, size in zip(fields, sizes):
         values = np.asarray(arrays[f.name], dtype=np.float64).reshape(-1, size)
-        np.take(values, rows, axis=0, out=matrix[:, column:column + size], mode="clip")  # rows are valid slots
+        np.take(values, rows, axis=0, out=matrix[:, column : column + size], mode="clip")  # rows are valid slots
         column += size
     if any(f.name in ("last_period", "period") for f in fields):  # (a pass over a grid state costs seconds)
         big = np.isfinite(matrix) & (np.abs(matrix) >= _EXACT_FLOAT) & (matrix == np.round(matrix))
         if big.any():
-            raise DuckrateInputError("state: a rating period beyond 2^53 cannot be saved exactly; expected smaller period numbers")
+            raise DuckrateInputError(
+                "state: a rating period beyond 2^53 cannot be saved exactly; expected smaller period numbers"
+            )
     return matrix
 
 
@@ -471,23 +530,38 @@ class CarriedState:
         the state is merged into the table after every chunk."""
         if saved is None or not saved.height:
             saved = pl.DataFrame(schema=STATE_SCHEMA)
-        rows = pl.concat([self.frame, saved.join(self.frame.select(STATE_KEY), on=STATE_KEY, how="anti", nulls_equal=True)])
-        counts = (saved.filter(pl.col("kind") == "league").select("league", pl.col("n_players").fill_null(0).alias("saved"))
-                  .join(self.new_players, on="league", how="full", coalesce=True, nulls_equal=True))
-        return rows.join(counts, on="league", how="left", nulls_equal=True).with_columns(
-            pl.when(pl.col("kind") == "league")
-            .then(pl.col("saved").fill_null(0) + pl.col("n").fill_null(0))
-            .otherwise(pl.col("n_players")).cast(pl.Int64).alias("n_players")
-        ).select(STATE_COLUMNS)
+        rows = pl.concat(
+            [self.frame, saved.join(self.frame.select(STATE_KEY), on=STATE_KEY, how="anti", nulls_equal=True)]
+        )
+        counts = (
+            saved.filter(pl.col("kind") == "league")
+            .select("league", pl.col("n_players").fill_null(0).alias("saved"))
+            .join(self.new_players, on="league", how="full", coalesce=True, nulls_equal=True)
+        )
+        return (
+            rows.join(counts, on="league", how="left", nulls_equal=True)
+            .with_columns(
+                pl.when(pl.col("kind") == "league")
+                .then(pl.col("saved").fill_null(0) + pl.col("n").fill_null(0))
+                .otherwise(pl.col("n_players"))
+                .cast(pl.Int64)
+                .alias("n_players")
+            )
+            .select(STATE_COLUMNS)
+        )
 
     @classmethod
     def after(cls, start: pl.DataFrame | None, left: pl.DataFrame, before: CarriedState | None) -> CarriedState:
         """What a run that started from ``start`` and left ``left`` carries to the next chunk (``before``:
         what it was handed, None for the first chunk)."""
         known = (start if start is not None else pl.DataFrame(schema=STATE_SCHEMA)).filter(pl.col("kind") == "player")
-        new = (left.filter(pl.col("kind") == "player").join(known.select("league", "player"), on=["league", "player"],
-                                                           how="anti", nulls_equal=True)
-               .group_by("league").len().rename({"len": "n"}))
+        new = (
+            left.filter(pl.col("kind") == "player")
+            .join(known.select("league", "player"), on=["league", "player"], how="anti", nulls_equal=True)
+            .group_by("league")
+            .len()
+            .rename({"len": "n"})
+        )
         if before is not None:
             new = pl.concat([before.new_players, new.cast({"n": pl.Int64})]).group_by("league").agg(pl.col("n").sum())
         return cls(frame=left, new_players=new.cast({"n": pl.Int64}))

@@ -41,11 +41,10 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import polars as pl
 import pyarrow as pa
-
-import numba
 from numba import prange
 
 from .._numba import kernel, parallel_kernel
@@ -135,8 +134,9 @@ def _laplace_luck(tables, t, theta, beta, q, rho_a, rho_b, like_a, like_b, work)
 
 
 @kernel
-def _lowrank_luck(tables, t, theta, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank, rho_a, rho_b,
-                  like_a, like_b, work, t_a, t_b):
+def _lowrank_luck(
+    tables, t, theta, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank, rho_a, rho_b, like_a, like_b, work, t_a, t_b
+):
     """The match step through the factorised luck matrices (the naive sums for a result without its
     own factors); returns the forecast."""
     size = rho_a.shape[0]
@@ -197,10 +197,34 @@ def _play_match(row, state, plan, like_a, like_b, work, weighted_a, weighted_b, 
     vectors ``like_a`` .. ``t_b`` are the caller's), so matches without a common player commute. ``state``,
     ``plan`` and ``outputs`` are the tuples :func:`chance_replay_kernel` packs."""
     state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x = state
-    (luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
-     drift_method, drift_table, taps, q_drift) = plan
-    (expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-     rating_a_after, rating_b_after, sd_a_after, sd_b_after) = outputs
+    (
+        luck_method,
+        beta,
+        tables,
+        q_luck,
+        op_a,
+        op_b,
+        fac_v,
+        fac_ut,
+        off_v,
+        off_u,
+        rank,
+        drift_method,
+        drift_table,
+        taps,
+        q_drift,
+    ) = plan
+    (
+        expected_a,
+        rating_a_before,
+        rating_b_before,
+        sd_a_before,
+        sd_b_before,
+        rating_a_after,
+        rating_b_after,
+        sd_a_after,
+        sd_b_after,
+    ) = outputs
     ca = state_a[row]
     cb = state_b[row]
     for c in (ca, cb):
@@ -216,8 +240,25 @@ def _play_match(row, state, plan, like_a, like_b, work, weighted_a, weighted_b, 
     theta = score[row]
     t = theta_index[row]
     if luck_method == LUCK_LOWRANK:
-        forecast = _lowrank_luck(tables, t, theta, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
-                                 rho_a, rho_b, like_a, like_b, work, t_a, t_b)
+        forecast = _lowrank_luck(
+            tables,
+            t,
+            theta,
+            op_a,
+            op_b,
+            fac_v,
+            fac_ut,
+            off_v,
+            off_u,
+            rank,
+            rho_a,
+            rho_b,
+            like_a,
+            like_b,
+            work,
+            t_a,
+            t_b,
+        )
     elif luck_method == LUCK_LAPLACE:
         forecast = _laplace_luck(tables, t, theta, beta, q_luck, rho_a, rho_b, like_a, like_b, work)
     else:
@@ -233,10 +274,12 @@ def _play_match(row, state, plan, like_a, like_b, work, weighted_a, weighted_b, 
     rating_b_before[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[cb]
     sd_a_before[row] = DISPLAY_SCALE * sd[ca]
     sd_b_before[row] = DISPLAY_SCALE * sd[cb]
-    mean[ca], sd[ca] = _drift_and_normalise(rho_a, weighted_a, z_a, mean[ca], x, drift_method, drift_table,
-                                            taps, q_drift, work)
-    mean[cb], sd[cb] = _drift_and_normalise(rho_b, weighted_b, z_b, mean[cb], x, drift_method, drift_table,
-                                            taps, q_drift, work)
+    mean[ca], sd[ca] = _drift_and_normalise(
+        rho_a, weighted_a, z_a, mean[ca], x, drift_method, drift_table, taps, q_drift, work
+    )
+    mean[cb], sd[cb] = _drift_and_normalise(
+        rho_b, weighted_b, z_b, mean[cb], x, drift_method, drift_table, taps, q_drift, work
+    )
     rating_a_after[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[ca]
     rating_b_after[row] = DISPLAY_CENTER + DISPLAY_SCALE * mean[cb]
     sd_a_after[row] = DISPLAY_SCALE * sd[ca]
@@ -288,12 +331,46 @@ PARALLEL_MIN_WAVE = 16
 
 @parallel_kernel
 def chance_replay_kernel(
-    grouped, wave_start, workers, state_a, state_b, score, theta_index,
-    ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x,
-    luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank, max_rank,
-    drift_method, drift_table, taps, q_drift,
-    expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+    grouped,
+    wave_start,
+    workers,
+    state_a,
+    state_b,
+    score,
+    theta_index,
+    ready,
+    rho,
+    mean,
+    sd,
+    prior_mean,
+    prior_sd,
+    newcomer,
+    x,
+    luck_method,
+    beta,
+    tables,
+    q_luck,
+    op_a,
+    op_b,
+    fac_v,
+    fac_ut,
+    off_v,
+    off_u,
+    rank,
+    max_rank,
+    drift_method,
+    drift_table,
+    taps,
+    q_drift,
+    expected_a,
+    rating_a_before,
+    rating_b_before,
+    sd_a_before,
+    sd_b_before,
+    rating_a_after,
+    rating_b_after,
+    sd_a_after,
+    sd_b_after,
 ):
     """Replay the matches wave by wave (:func:`waves`), the matches of a wave on ``workers`` threads, each
     worker a contiguous share of the wave with its own scratch vectors; updating the state in place:
@@ -306,10 +383,34 @@ def chance_replay_kernel(
     scratch = np.empty((workers, 5, size), dtype=np.float64)
     luck_scratch = np.empty((workers, 2, max(max_rank, 1)), dtype=np.float64)
     state = (state_a, state_b, score, theta_index, ready, rho, mean, sd, prior_mean, prior_sd, newcomer, x)
-    plan = (luck_method, beta, tables, q_luck, op_a, op_b, fac_v, fac_ut, off_v, off_u, rank,
-            drift_method, drift_table, taps, q_drift)
-    outputs = (expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-               rating_a_after, rating_b_after, sd_a_after, sd_b_after)
+    plan = (
+        luck_method,
+        beta,
+        tables,
+        q_luck,
+        op_a,
+        op_b,
+        fac_v,
+        fac_ut,
+        off_v,
+        off_u,
+        rank,
+        drift_method,
+        drift_table,
+        taps,
+        q_drift,
+    )
+    outputs = (
+        expected_a,
+        rating_a_before,
+        rating_b_before,
+        sd_a_before,
+        sd_b_before,
+        rating_a_after,
+        rating_b_after,
+        sd_a_after,
+        sd_b_after,
+    )
     for w in range(wave_start.shape[0] - 1):
         first = wave_start[w]
         count = wave_start[w + 1] - first
@@ -338,9 +439,15 @@ def _luck_plan(params: dict, thetas: np.ndarray, counts: np.ndarray) -> dict:
     size, code, beta = params["grid_points"], sigmoid_code(params["sigmoid"]), params["beta"]
     n_thetas = len(thetas)
     plan = {
-        "method": LUCK_NAIVE, "op_a": np.full(n_thetas, -1, np.int64), "op_b": np.full(n_thetas, -1, np.int64),
-        "fac_v": np.zeros(1), "fac_ut": np.zeros(1), "off_v": np.zeros(1, np.int64), "off_u": np.zeros(1, np.int64),
-        "rank": np.zeros(1, np.int64), "max_rank": 0,
+        "method": LUCK_NAIVE,
+        "op_a": np.full(n_thetas, -1, np.int64),
+        "op_b": np.full(n_thetas, -1, np.int64),
+        "fac_v": np.zeros(1),
+        "fac_ut": np.zeros(1),
+        "off_v": np.zeros(1, np.int64),
+        "off_u": np.zeros(1, np.int64),
+        "rank": np.zeros(1, np.int64),
+        "max_rank": 0,
         "q_luck": math.exp(-grid_step(size, params["grid_max"]) / LAPLACE_SCALE),
     }
     algorithm = params["algorithm"]
@@ -450,12 +557,39 @@ def _simulate(prepared: PreparedMatches, priors, params: dict, start: StartState
     _sequence_numbers(prepared.order, prepared.league, played, seq)
     grouped, wave_start = waves(prepared.order, prepared.state_a, prepared.state_b, prepared.n_states)
     chance_replay_kernel(
-        grouped, wave_start, numba.get_num_threads(), prepared.state_a, prepared.state_b, prepared.score, theta_index,
-        start.known.copy(), rho, mean, sd, prior_mean, prior_sd, newcomer, x,
-        luck["method"], beta, tables, luck["q_luck"], luck["op_a"], luck["op_b"], luck["fac_v"], luck["fac_ut"],
-        luck["off_v"], luck["off_u"], luck["rank"], luck["max_rank"],
-        drift["method"], drift["table"], drift["taps"], drift["q"],
-        expected, *ratings,
+        grouped,
+        wave_start,
+        numba.get_num_threads(),
+        prepared.state_a,
+        prepared.state_b,
+        prepared.score,
+        theta_index,
+        start.known.copy(),
+        rho,
+        mean,
+        sd,
+        prior_mean,
+        prior_sd,
+        newcomer,
+        x,
+        luck["method"],
+        beta,
+        tables,
+        luck["q_luck"],
+        luck["op_a"],
+        luck["op_b"],
+        luck["fac_v"],
+        luck["fac_ut"],
+        luck["off_v"],
+        luck["off_u"],
+        luck["rank"],
+        luck["max_rank"],
+        drift["method"],
+        drift["table"],
+        drift["taps"],
+        drift["q"],
+        expected,
+        *ratings,
     )
     return out, EndState(player={"mean": mean, "sd": sd, "rho": rho})
 
@@ -479,25 +613,42 @@ def _check_resume(prepared: PreparedMatches, params: dict, start: StartState) ->
     scores = prepared.score[prepared.order]
     other = scores[(scores != 0.0) & (scores != 0.5) & (scores != 1.0)]
     if other.size:
-        return (f"a score_a of {float(other[0])!r} (neither 0, 0.5 nor 1) with algorithm 'fast': whether its luck "
-                "matrix is factorised depends on how often it occurs in the whole history (use algorithm 'naive' "
-                "to continue such histories)")
+        return (
+            f"a score_a of {float(other[0])!r} (neither 0, 0.5 nor 1) with algorithm 'fast': whether its luck "
+            "matrix is factorised depends on how often it occurs in the whole history (use algorithm 'naive' "
+            "to continue such histories)"
+        )
     return None
 
 
 CHANCE = ReplaySystem(
     name="chance",
     parameters=(
-        Parameter("beta", 0.8, "a luck weight β in (0, 1] (1 - β: the share of matches decided by a coin flip)",
-                  lambda v: 0.0 < v <= 1.0),
-        Parameter("prior_sd", 0.7, "a finite newcomer prior sd > 0 (natural units)",
-                  lambda v: math.isfinite(v) and v > 0),
-        Parameter("drift_sd", 0.03, "a finite drift sd >= 0 per match (natural units; 0 = no drift)",
-                  lambda v: math.isfinite(v) and v >= 0),
-        Parameter("grid_points", 1001, "an integer number of grid points >= 3", lambda v: math.isfinite(v) and v >= 3,
-                  integer=True),
-        Parameter("grid_max", 7.0, "a finite grid half-width M > 0 (natural units)",
-                  lambda v: math.isfinite(v) and v > 0),
+        Parameter(
+            "beta",
+            0.8,
+            "a luck weight β in (0, 1] (1 - β: the share of matches decided by a coin flip)",
+            lambda v: 0.0 < v <= 1.0,
+        ),
+        Parameter(
+            "prior_sd", 0.7, "a finite newcomer prior sd > 0 (natural units)", lambda v: math.isfinite(v) and v > 0
+        ),
+        Parameter(
+            "drift_sd",
+            0.03,
+            "a finite drift sd >= 0 per match (natural units; 0 = no drift)",
+            lambda v: math.isfinite(v) and v >= 0,
+        ),
+        Parameter(
+            "grid_points",
+            1001,
+            "an integer number of grid points >= 3",
+            lambda v: math.isfinite(v) and v >= 3,
+            integer=True,
+        ),
+        Parameter(
+            "grid_max", 7.0, "a finite grid half-width M > 0 (natural units)", lambda v: math.isfinite(v) and v > 0
+        ),
         Parameter("sigmoid", "logistic", "one of 'logistic', 'normal', 'laplace'", choices=SIGMOIDS),
         Parameter("kernel", "gaussian", "one of 'gaussian', 'laplace'", choices=KERNELS),
         Parameter("algorithm", "fast", "one of 'naive', 'fast', 'laplace'", choices=ALGORITHMS),
@@ -577,8 +728,19 @@ def chance(
     give the defaults.
     """
     return replay_frame(
-        CHANCE, matches, priors, state, chunk_size=chunk_size, beta=beta, prior_sd=prior_sd, drift_sd=drift_sd, grid_points=grid_points,
-        grid_max=grid_max, sigmoid=sigmoid, kernel=kernel, algorithm=algorithm,
+        CHANCE,
+        matches,
+        priors,
+        state,
+        chunk_size=chunk_size,
+        beta=beta,
+        prior_sd=prior_sd,
+        drift_sd=drift_sd,
+        grid_points=grid_points,
+        grid_max=grid_max,
+        sigmoid=sigmoid,
+        kernel=kernel,
+        algorithm=algorithm,
     )
 
 
@@ -597,10 +759,14 @@ def posteriors(matches: pl.DataFrame, priors: pl.DataFrame | None = None, **para
     x = grid(params["grid_points"], params["grid_max"])
     mean = rho @ x
     sd = np.sqrt(np.maximum(((x[None, :] - mean[:, None]) ** 2 * rho).sum(axis=1), 0.0))
-    players = pl.DataFrame({
-        "league": pl.Series([prepared.league_names[i] for i in prepared.state_league[slots]], dtype=pl.Utf8),
-        "player": pl.Series(prepared.players.take(pa.array(prepared.state_player[slots])).to_pylist(), dtype=pl.Utf8),
-        "rating": DISPLAY_CENTER + DISPLAY_SCALE * mean,
-        "sd": DISPLAY_SCALE * sd,
-    })
+    players = pl.DataFrame(
+        {
+            "league": pl.Series([prepared.league_names[i] for i in prepared.state_league[slots]], dtype=pl.Utf8),
+            "player": pl.Series(
+                prepared.players.take(pa.array(prepared.state_player[slots])).to_pylist(), dtype=pl.Utf8
+            ),
+            "rating": DISPLAY_CENTER + DISPLAY_SCALE * mean,
+            "sd": DISPLAY_SCALE * sd,
+        }
+    )
     return players, rho

@@ -24,9 +24,27 @@ from ._state import EndState, StartState, StateField, league_players
 
 @kernel
 def elo_replay_kernel(
-    order, state_a, state_b, league, score, weight, rating, league_players, played_in_league,
-    k, scale, advantage, schedule_a, schedule_b, use_schedule,
-    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
+    order,
+    state_a,
+    state_b,
+    league,
+    score,
+    weight,
+    rating,
+    league_players,
+    played_in_league,
+    k,
+    scale,
+    advantage,
+    schedule_a,
+    schedule_b,
+    use_schedule,
+    seq,
+    expected_a,
+    rating_a_before,
+    rating_b_before,
+    rating_a_after,
+    rating_b_after,
 ):
     """Replay matches in ``order``, updating ``rating`` (one slot per league and player) in place.
 
@@ -69,10 +87,21 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     out = new_outputs(prepared.n_rows, has_sd=False)
     played = start.seq.copy()
     elo_replay_kernel(
-        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        rating, league_players(prepared, start) if use_schedule else np.zeros(prepared.n_leagues, np.int64), played,
-        params["k"], params["scale"], params["advantage"],
-        params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
+        prepared.order,
+        prepared.state_a,
+        prepared.state_b,
+        prepared.league,
+        prepared.score,
+        prepared.weight,
+        rating,
+        league_players(prepared, start) if use_schedule else np.zeros(prepared.n_leagues, np.int64),
+        played,
+        params["k"],
+        params["scale"],
+        params["advantage"],
+        params["a"] if use_schedule else 0.0,
+        params["b"] if use_schedule else 0.0,
+        use_schedule,
         *kernel_outputs(out),
     )
     return out, EndState(player={"rating": rating})
@@ -86,8 +115,10 @@ def _check_resume(prepared: PreparedMatches, params: dict, start: StartState) ->
     changed = np.flatnonzero(start.league_known & (start.n_players != start.saved_players))
     if changed.size:
         league = changed[0]
-        return (f"league {prepared.league_names[league]!r} now has {int(start.n_players[league])} players, not "
-                f"{int(start.saved_players[league])}, and the decaying schedule's step depends on that count")
+        return (
+            f"league {prepared.league_names[league]!r} now has {int(start.n_players[league])} players, not "
+            f"{int(start.saved_players[league])}, and the decaying schedule's step depends on that count"
+        )
     return None
 
 
@@ -105,8 +136,20 @@ ELO = ReplaySystem(
         Parameter("initial", 1500.0, "a finite starting rating"),
         Parameter("scale", 400.0, "a finite scale > 0 (400 for chess Elo)", lambda v: math.isfinite(v) and v > 0),
         Parameter("advantage", 0.0, "a finite first-move advantage in rating points"),
-        Parameter("a", None, "a > 0 for the decaying schedule, or NULL for a fixed K", lambda v: math.isfinite(v) and v > 0, nullable=True),
-        Parameter("b", None, "b >= 0 for the decaying schedule, or NULL for a fixed K", lambda v: math.isfinite(v) and v >= 0, nullable=True),
+        Parameter(
+            "a",
+            None,
+            "a > 0 for the decaying schedule, or NULL for a fixed K",
+            lambda v: math.isfinite(v) and v > 0,
+            nullable=True,
+        ),
+        Parameter(
+            "b",
+            None,
+            "b >= 0 for the decaying schedule, or NULL for a fixed K",
+            lambda v: math.isfinite(v) and v >= 0,
+            nullable=True,
+        ),
     ),
     run=_run,
     check=_check_schedule,
@@ -152,4 +195,16 @@ def elo(
     DataFrame with one row per match: ``league, seq, match_id, played_at, player_a, player_b, score_a,
     expected_a, rating_{a,b}_{before,after}, sd_*`` (sd NULL: Elo carries no uncertainty).
     """
-    return replay_frame(ELO, matches, priors, state, chunk_size=chunk_size, k=k, initial=initial, scale=scale, advantage=advantage, a=a, b=b)
+    return replay_frame(
+        ELO,
+        matches,
+        priors,
+        state,
+        chunk_size=chunk_size,
+        k=k,
+        initial=initial,
+        scale=scale,
+        advantage=advantage,
+        a=a,
+        b=b,
+    )

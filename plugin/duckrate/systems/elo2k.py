@@ -34,7 +34,7 @@ from ..priors import reject_priors
 from ._player_seeds import player_digests, uniform_rows
 from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
 from ._state import EndState, StartState, StateField, league_players
-from .elo import _check_resume  # the same refusal: a decaying schedule whose N (league players) changed
+from .elo import ELO, _check_resume  # the same refusal: a decaying schedule whose N (league players) changed
 
 
 @kernel
@@ -59,9 +59,32 @@ def _join_field(u, v, slot, sum_u, sum_v, league, seen, field_players):
 
 @kernel
 def elo2k_replay_kernel(
-    order, state_a, state_b, league, score, weight, u, v, sum_u, sum_v, seen, field_players, played_in_league,
-    league_players, eta, schedule_a, schedule_b, use_schedule, initial, points_per_logit,
-    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
+    order,
+    state_a,
+    state_b,
+    league,
+    score,
+    weight,
+    u,
+    v,
+    sum_u,
+    sum_v,
+    seen,
+    field_players,
+    played_in_league,
+    league_players,
+    eta,
+    schedule_a,
+    schedule_b,
+    use_schedule,
+    initial,
+    points_per_logit,
+    seq,
+    expected_a,
+    rating_a_before,
+    rating_b_before,
+    rating_a_after,
+    rating_b_after,
 ):
     """Replay matches in ``order`` (some or all rows), updating ``u``, ``v`` (slot x k), the field
     (``seen`` per slot, ``field_players`` and the sums per league) and ``played_in_league`` in place.
@@ -132,11 +155,26 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     use_schedule = params["a"] is not None
     out = new_outputs(prepared.n_rows, has_sd=False)
     elo2k_replay_kernel(
-        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        u, v, sum_u, sum_v, seen, field_players, played,
+        prepared.order,
+        prepared.state_a,
+        prepared.state_b,
+        prepared.league,
+        prepared.score,
+        prepared.weight,
+        u,
+        v,
+        sum_u,
+        sum_v,
+        seen,
+        field_players,
+        played,
         league_players(prepared, start) if use_schedule else np.zeros(prepared.n_leagues, np.int64),
-        params["eta"], params["a"] if use_schedule else 0.0, params["b"] if use_schedule else 0.0, use_schedule,
-        params["initial"], params["scale"] / math.log(10.0),
+        params["eta"],
+        params["a"] if use_schedule else 0.0,
+        params["b"] if use_schedule else 0.0,
+        use_schedule,
+        params["initial"],
+        params["scale"] / math.log(10.0),
         *kernel_outputs(out),
     )
     return out, EndState(
@@ -152,17 +190,36 @@ def _check_schedule(params: dict) -> None:
         )
 
 
-DEFAULT_ETA = 32.0 * math.log(10.0) / 400.0  # the step of Elo with K = 32, in natural units
+DEFAULT_ETA = ELO.defaults["k"] * math.log(10.0) / ELO.defaults["scale"]  # the step of default Elo, in natural units
 
 ELO2K = ReplaySystem(
     name="elo2k",
     parameters=(
         Parameter("dim", 4, "an integer vector dimension k between 1 and 64", lambda v: 1 <= v <= 64, integer=True),
-        Parameter("eta", DEFAULT_ETA, "a finite learning rate η > 0 (natural units)", lambda v: math.isfinite(v) and v > 0),
-        Parameter("a", None, "a > 0 for the decaying schedule, or NULL for a fixed η", lambda v: math.isfinite(v) and v > 0, nullable=True),
-        Parameter("b", None, "b >= 0 for the decaying schedule, or NULL for a fixed η", lambda v: math.isfinite(v) and v >= 0, nullable=True),
+        Parameter(
+            "eta", DEFAULT_ETA, "a finite learning rate η > 0 (natural units)", lambda v: math.isfinite(v) and v > 0
+        ),
+        Parameter(
+            "a",
+            None,
+            "a > 0 for the decaying schedule, or NULL for a fixed η",
+            lambda v: math.isfinite(v) and v > 0,
+            nullable=True,
+        ),
+        Parameter(
+            "b",
+            None,
+            "b >= 0 for the decaying schedule, or NULL for a fixed η",
+            lambda v: math.isfinite(v) and v >= 0,
+            nullable=True,
+        ),
         Parameter("seed", 0, "an integer seed", lambda v: math.isfinite(v) and -(2**63) <= v < 2**63, integer=True),
-        Parameter("init_max", 0.1, "a finite init_max >= 0 (entries start Uniform[0, init_max])", lambda v: math.isfinite(v) and v >= 0),
+        Parameter(
+            "init_max",
+            0.1,
+            "a finite init_max >= 0 (entries start Uniform[0, init_max])",
+            lambda v: math.isfinite(v) and v >= 0,
+        ),
         Parameter("initial", 1500.0, "a finite display offset"),
         Parameter("scale", 400.0, "a finite scale > 0 (400: Elo points)", lambda v: math.isfinite(v) and v > 0),
     ),
@@ -170,8 +227,11 @@ ELO2K = ReplaySystem(
     check=_check_schedule,
     has_sd=False,
     player_state=(StateField("u", lambda params: params["dim"]), StateField("v", lambda params: params["dim"])),
-    league_state=(StateField("players"), StateField("sum_u", lambda params: params["dim"]),
-                  StateField("sum_v", lambda params: params["dim"])),
+    league_state=(
+        StateField("players"),
+        StateField("sum_u", lambda params: params["dim"]),
+        StateField("sum_v", lambda params: params["dim"]),
+    ),
     check_resume=_check_resume,
 )
 
@@ -216,5 +276,18 @@ def elo2k(
     the match and ``rating_*`` the mean log-odds against the league's field so far (the players seen up
     to and including this match) on the display scale.
     """
-    return replay_frame(ELO2K, matches, priors, state, chunk_size=chunk_size, dim=dim, eta=eta, a=a, b=b, seed=seed, init_max=init_max,
-                        initial=initial, scale=scale)
+    return replay_frame(
+        ELO2K,
+        matches,
+        priors,
+        state,
+        chunk_size=chunk_size,
+        dim=dim,
+        eta=eta,
+        a=a,
+        b=b,
+        seed=seed,
+        init_max=init_max,
+        initial=initial,
+        scale=scale,
+    )

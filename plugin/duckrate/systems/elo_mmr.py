@@ -37,6 +37,7 @@ from .._numba import kernel
 from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
 from ..errors import DuckrateInputError
 from ..priors import check_positive_priors, initial_states, prior_columns
+from ._chunks import check_chunk_size, replay_in_chunks
 from ._contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
 from ._mmr_beliefs import belief_values, fresh_beliefs, restore_beliefs
 from ._mmr_fast import performances_fast
@@ -49,7 +50,6 @@ from ._mmr_history import (
     robust_average,
 )
 from ._mmr_phase1 import performances_exact, performances_subsampled
-from ._chunks import check_chunk_size, replay_in_chunks
 from ._replay import DEFAULT_CHUNK_ROWS, Parameter, ReplaySystem
 from ._state import RebuildRequired, state_frame
 
@@ -62,13 +62,29 @@ HISTORY_TOLERANCE = 1e-12
 SERIES_TOLERANCE = 1e-11  # bound on the truncation error of log G and log H (fast phase 1)
 
 OUTPUT_COLUMNS = (
-    "league", "contest_id", "played_at", "player", "rank", "n_players", "performance",
-    "rating_before", "sd_before", "rating_after", "sd_after", "seq",
+    "league",
+    "contest_id",
+    "played_at",
+    "player",
+    "rank",
+    "n_players",
+    "performance",
+    "rating_before",
+    "sd_before",
+    "rating_after",
+    "sd_after",
+    "seq",
 )
 COMPUTED_COLUMNS = ("n_players", "performance", "rating_before", "sd_before", "rating_after", "sd_after", "seq")
 
-_UNITS_PER_DAY = {"days": 1.0, "seconds": 86_400.0, "milliseconds": 86_400_000.0,
-                  "microseconds": 86_400_000_000.0, "nanoseconds": 86_400_000_000_000.0, "integer": 1.0}
+_UNITS_PER_DAY = {
+    "days": 1.0,
+    "seconds": 86_400.0,
+    "milliseconds": 86_400_000.0,
+    "microseconds": 86_400_000_000.0,
+    "nanoseconds": 86_400_000_000_000.0,
+    "integer": 1.0,
+}
 
 
 def _nonnegative(value: float) -> bool:
@@ -77,26 +93,50 @@ def _nonnegative(value: float) -> bool:
 
 def _check(params: dict) -> None:
     if params["max_opponents"] is not None and params["max_opponents"] < 2:
-        raise DuckrateInputError(f"elo_mmr: parameter max_opponents = {params['max_opponents']}; expected an integer >= 2 or NULL")
+        raise DuckrateInputError(
+            f"elo_mmr: parameter max_opponents = {params['max_opponents']}; expected an integer >= 2 or NULL"
+        )
 
 
 ELO_MMR = ReplaySystem(
     name="elo_mmr",
     parameters=(
-        Parameter("variant", "logistic", "'logistic' (Elo-MMR(ρ)) or 'gaussian' (Elo-MMχ)", choices=("logistic", "gaussian")),
+        Parameter(
+            "variant", "logistic", "'logistic' (Elo-MMR(ρ)) or 'gaussian' (Elo-MMχ)", choices=("logistic", "gaussian")
+        ),
         Parameter("initial", 1500.0, "a finite newcomer rating"),
         Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", lambda v: math.isfinite(v) and v > 0),
         Parameter("beta", BETA, "a finite performance sd β > 0", lambda v: math.isfinite(v) and v > 0),
         Parameter("drift", DRIFT, "a finite drift sd γ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
-        Parameter("drift_per_day", 0.0, "a finite drift sd >= 0 per day (per unit of an integer played_at)",
-                  lambda v: math.isfinite(v) and v >= 0),
+        Parameter(
+            "drift_per_day",
+            0.0,
+            "a finite drift sd >= 0 per day (per unit of an integer played_at)",
+            lambda v: math.isfinite(v) and v >= 0,
+        ),
         Parameter("rho", 1.0, "a transfer rate ρ >= 0 (may be infinite)", _nonnegative),
-        Parameter("max_history", None, "an integer >= 1, or NULL for no cap", lambda v: math.isfinite(v) and v >= 1,
-                  nullable=True, integer=True),
-        Parameter("max_opponents", None, "an integer >= 2, or NULL for every opponent",
-                  lambda v: math.isfinite(v) and v >= 2, nullable=True, integer=True),
-        Parameter("history_tolerance", HISTORY_TOLERANCE, "a finite tolerance in [0, 1)",
-                  lambda v: math.isfinite(v) and 0 <= v < 1),
+        Parameter(
+            "max_history",
+            None,
+            "an integer >= 1, or NULL for no cap",
+            lambda v: math.isfinite(v) and v >= 1,
+            nullable=True,
+            integer=True,
+        ),
+        Parameter(
+            "max_opponents",
+            None,
+            "an integer >= 2, or NULL for every opponent",
+            lambda v: math.isfinite(v) and v >= 2,
+            nullable=True,
+            integer=True,
+        ),
+        Parameter(
+            "history_tolerance",
+            HISTORY_TOLERANCE,
+            "a finite tolerance in [0, 1)",
+            lambda v: math.isfinite(v) and 0 <= v < 1,
+        ),
         Parameter("algorithm", "fast", "'fast' or 'exact' (phase 1)", choices=("fast", "exact")),
     ),
     run=lambda prepared, priors, params: None,  # contests run through run_elo_mmr, not the match replay
@@ -120,11 +160,41 @@ def contest_scales(beta: float, drift: float, weight: np.ndarray) -> tuple[np.nd
 
 @kernel
 def elo_mmr_kernel(
-    order, contest_start, contest_days, contest_beta, contest_drift_sq, state, rank,
-    mu, sig, normal_mu, normal_sig, seen, last_day, slab, head, length, capacity,
-    centres, arg_scales, out_scales, pool_used,
-    gaussian, rho, drift_per_day_sq, max_history, max_opponents, exact, history_tolerance,
-    series_tolerance, n_players, performance, rating_before, sd_before, rating_after, sd_after,
+    order,
+    contest_start,
+    contest_days,
+    contest_beta,
+    contest_drift_sq,
+    state,
+    rank,
+    mu,
+    sig,
+    normal_mu,
+    normal_sig,
+    seen,
+    last_day,
+    slab,
+    head,
+    length,
+    capacity,
+    centres,
+    arg_scales,
+    out_scales,
+    pool_used,
+    gaussian,
+    rho,
+    drift_per_day_sq,
+    max_history,
+    max_opponents,
+    exact,
+    history_tolerance,
+    series_tolerance,
+    n_players,
+    performance,
+    rating_before,
+    sd_before,
+    rating_after,
+    sd_after,
 ):
     """Replay every contest in order from the players' beliefs (see :class:`._mmr_state.Beliefs`:
     ``mu``, ``sig``, the Gaussian factor, ``seen``, ``last_day`` and the logistic factors in the pool),
@@ -155,10 +225,23 @@ def elo_mmr_kernel(
                 last_day[s] = day
             variance = contest_drift_sq[c] + drift_per_day_sq * (day - last_day[s])
             last_day[s] = day
-            diffuse(s, variance, math.inf if gaussian else rho, mu, sig, normal_mu, normal_sig,
-                    slab, head, length, out_scales, arg_scales)
-            fold_negligible(s, history_tolerance, slab, head, length, normal_mu, normal_sig,
-                            centres, arg_scales, out_scales)
+            diffuse(
+                s,
+                variance,
+                math.inf if gaussian else rho,
+                mu,
+                sig,
+                normal_mu,
+                normal_sig,
+                slab,
+                head,
+                length,
+                out_scales,
+                arg_scales,
+            )
+            fold_negligible(
+                s, history_tolerance, slab, head, length, normal_mu, normal_sig, centres, arg_scales, out_scales
+            )
             rating_before[row] = mu[s]
             sd_before[row] = sig[s]
             prior_mu[k] = mu[s]
@@ -211,8 +294,16 @@ def elo_mmr_kernel(
                 out_scales[slot] = o
                 length[s] += 1
                 start = slab[s] + head[s]
-                mu[s] = robust_average(normal_mu[s], 1.0 / (normal_sig[s] * normal_sig[s]), centres, arg_scales,
-                                       out_scales, start, start + length[s], mu[s])
+                mu[s] = robust_average(
+                    normal_mu[s],
+                    1.0 / (normal_sig[s] * normal_sig[s]),
+                    centres,
+                    arg_scales,
+                    out_scales,
+                    start,
+                    start + length[s],
+                    mu[s],
+                )
                 sig[s] = 1.0 / math.sqrt(1.0 / (sig[s] * sig[s]) + 1.0 / (beta * beta))
             n_players[row] = n
             performance[row] = p
@@ -234,20 +325,42 @@ def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: Contest
     n = prepared.n_rows
     out = {name: np.empty(n, np.int64 if name in ("n_players", "seq") else np.float64) for name in COMPUTED_COLUMNS}
     _, beliefs.centres, beliefs.arg_scales, beliefs.out_scales, beliefs.pool_used = elo_mmr_kernel(
-        prepared.order, prepared.contest_start, np.ascontiguousarray(days), beta_w, drift_sq_w,
-        prepared.state, prepared.rank, *beliefs.kernel_arrays(),
-        params["variant"] == "gaussian", params["rho"], params["drift_per_day"] ** 2,
-        params["max_history"] or 0, params["max_opponents"] or 0, params["algorithm"] == "exact",
-        params["history_tolerance"], SERIES_TOLERANCE,
-        out["n_players"], out["performance"], out["rating_before"], out["sd_before"], out["rating_after"], out["sd_after"],
+        prepared.order,
+        prepared.contest_start,
+        np.ascontiguousarray(days),
+        beta_w,
+        drift_sq_w,
+        prepared.state,
+        prepared.rank,
+        *beliefs.kernel_arrays(),
+        params["variant"] == "gaussian",
+        params["rho"],
+        params["drift_per_day"] ** 2,
+        params["max_history"] or 0,
+        params["max_opponents"] or 0,
+        params["algorithm"] == "exact",
+        params["history_tolerance"],
+        SERIES_TOLERANCE,
+        out["n_players"],
+        out["performance"],
+        out["rating_before"],
+        out["sd_before"],
+        out["rating_after"],
+        out["sd_after"],
     )
     seq = np.repeat(prepared.contest_seq + start.seq[prepared.contest_league], np.diff(prepared.contest_start))
     out["seq"][prepared.order] = seq
     return out, beliefs
 
 
-def replay_elo_mmr(columns: dict[str, pa.Array], priors, params: dict, table: str = "contest_results",
-                   state=None, want_state: bool = False):
+def replay_elo_mmr(
+    columns: dict[str, pa.Array],
+    priors,
+    params: dict,
+    table: str = "contest_results",
+    state=None,
+    want_state: bool = False,
+):
     """Resolve parameters, validate the results, run (continuing a saved ``state`` table when given).
 
     Returns the prepared contests, the computed columns by input row, and (with ``want_state``) the
@@ -261,11 +374,15 @@ def replay_elo_mmr(columns: dict[str, pa.Array], priors, params: dict, table: st
     if not want_state:
         return prepared, computed, None
     values = belief_values(beliefs, np.arange(prepared.n_states, dtype=np.int64))
-    new_state = contest_state_frame(ELO_MMR, columns, prepared, params, start or fresh_contest_start(prepared), values, old)
+    new_state = contest_state_frame(
+        ELO_MMR, columns, prepared, params, start or fresh_contest_start(prepared), values, old
+    )
     return prepared, computed, new_state
 
 
-def elo_mmr_resume_problem(columns: dict[str, pa.Array], params: dict, state, table: str = "contest_results") -> str | None:
+def elo_mmr_resume_problem(
+    columns: dict[str, pa.Array], params: dict, state, table: str = "contest_results"
+) -> str | None:
     """Why ``state`` cannot be continued with these contests (the :class:`RebuildRequired` message a
     continuation would raise), or None when it can; nothing is replayed."""
     params = ELO_MMR.resolve(params)
@@ -279,8 +396,14 @@ def elo_mmr_resume_problem(columns: dict[str, pa.Array], params: dict, state, ta
     return None
 
 
-def elo_mmr_with_state(results: pl.DataFrame, state: pl.DataFrame | None = None, priors: pl.DataFrame | None = None,
-                       chunk_size: int | None = None, want_state: bool = True, **params) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+def elo_mmr_with_state(
+    results: pl.DataFrame,
+    state: pl.DataFrame | None = None,
+    priors: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+    want_state: bool = True,
+    **params,
+) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """The rows of :func:`elo_mmr` and the state table after them (see :mod:`._contest_state`); at most
     ``chunk_size`` results (default ``DEFAULT_CHUNK_ROWS``) are replayed at once, whole contests, in
     chunks that each continue from the state the one before left (:mod:`._chunks`)."""
@@ -288,15 +411,22 @@ def elo_mmr_with_state(results: pl.DataFrame, state: pl.DataFrame | None = None,
     if not isinstance(results, pl.DataFrame) or results.height <= size or "played_at" not in results.columns:
         return _output_frame(results, priors, state, params, want_state=want_state)
     ELO_MMR.resolve(params)  # a bad parameter is reported before any work
-    return replay_in_chunks(results, "contest_id", size, state,
-                            lambda part, before: _output_frame(part, priors, before, params, want_state=True),
-                            ["league", "seq", "rank", "player"])
+    return replay_in_chunks(
+        results,
+        "contest_id",
+        size,
+        state,
+        lambda part, before: _output_frame(part, priors, before, params, want_state=True),
+        ["league", "seq", "rank", "player"],
+    )
 
 
 def _output_frame(results, priors, state, params, want_state):
     columns = contest_columns_from_polars(results)
     _, computed, new_state = replay_elo_mmr(columns, priors, params, state=state, want_state=want_state)
-    out = results.select([name for name in ("league", "contest_id", "played_at", "player", "rank") if name in results.columns])
+    out = results.select(
+        [name for name in ("league", "contest_id", "played_at", "player", "rank") if name in results.columns]
+    )
     if "league" not in out.columns:
         out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
     out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
@@ -358,8 +488,20 @@ def elo_mmr(
     after the drift), ``*_after`` the state carried into the player's next contest.
     """
     return elo_mmr_with_state(
-        results, state, priors, chunk_size, want_state=False,
-        variant=variant, initial=initial, initial_sd=initial_sd, beta=beta, drift=drift, drift_per_day=drift_per_day,
-        rho=rho, max_history=max_history, max_opponents=max_opponents, history_tolerance=history_tolerance,
+        results,
+        state,
+        priors,
+        chunk_size,
+        want_state=False,
+        variant=variant,
+        initial=initial,
+        initial_sd=initial_sd,
+        beta=beta,
+        drift=drift,
+        drift_per_day=drift_per_day,
+        rho=rho,
+        max_history=max_history,
+        max_opponents=max_opponents,
+        history_tolerance=history_tolerance,
         algorithm=algorithm,
     )[0]

@@ -25,11 +25,11 @@ from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ..priors import check_positive_priors, initial_states
 from ._glicko_common import (
+    CARRIED_FIELDS,
     INITIAL,
     PERIOD_LENGTH,
     RD,
     RD_MIN,
-    CARRIED_FIELDS,
     add_game_terms,
     carried_end,
     carried_newcomers,
@@ -71,11 +71,32 @@ def glicko_update(rating, rd, information, surprise):
 
 @kernel
 def glicko_replay_kernel(
-    order, period, periodic, state_a, state_b, league, score, weight, rating, rd, seen, last_period,
+    order,
+    period,
+    periodic,
+    state_a,
+    state_b,
+    league,
+    score,
+    weight,
+    rating,
+    rd,
+    seen,
+    last_period,
     played_in_league,
-    c, rd_max, rd_min,
-    seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+    c,
+    rd_max,
+    rd_min,
+    seq,
+    expected_a,
+    rating_a_before,
+    rating_b_before,
+    sd_a_before,
+    sd_b_before,
+    rating_a_after,
+    rating_b_after,
+    sd_a_after,
+    sd_b_after,
 ):
     """Replay matches in ``order`` period by period, updating ``rating`` and ``rd`` (one slot per league and
     player) in place. Output arrays are indexed by input row.
@@ -127,7 +148,9 @@ def glicko_replay_kernel(
             g_b = glicko_g(d_b)
             e_a = glicko_e(r_a, r_b, g_b)
             e_b = glicko_e(r_b, r_a, g_a)
-            add_game_terms(information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row])
+            add_game_terms(
+                information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row]
+            )
             this_league = league[row]
             played_in_league[this_league] += 1
             seq[row] = played_in_league[this_league]
@@ -161,13 +184,22 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     period = _periods(prepared, params)
     states = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["rd"]})
     check_positive_priors(priors, ("sd",), "glicko")
-    player = start.overlay({
-        "rating": states["rating"], "rd": np.clip(states["sd"], params["rd_min"], params["rd_max"]),
-        **carried_newcomers(prepared.n_states),
-    })
+    player = start.overlay(
+        {
+            "rating": states["rating"],
+            "rd": np.clip(states["sd"], params["rd_min"], params["rd_max"]),
+            **carried_newcomers(prepared.n_states),
+        }
+    )
     seen, last_period = carried_start(player)
     out = run_periodic(
-        glicko_replay_kernel, prepared, period, (player["rating"], player["rd"]), seen, last_period, start.seq.copy(),
+        glicko_replay_kernel,
+        prepared,
+        period,
+        (player["rating"], player["rd"]),
+        seen,
+        last_period,
+        start.seq.copy(),
         (params["c"], params["rd_max"], params["rd_min"]),
     )
     return out, EndState(player={"rating": player["rating"], "rd": player["rd"], **carried_end(seen, last_period)})
@@ -252,5 +284,15 @@ def glicko(
     every row of the player in the period). ``expected_a`` = 1/(1 + 10^(-g(sqrt(RD_a² + RD_b²))(r_a - r_b)/400)).
     """
     return replay_frame(
-        GLICKO, matches, priors, state, chunk_size=chunk_size, initial=initial, rd=rd, c=c, rd_max=rd_max, rd_min=rd_min, period_length=period_length
+        GLICKO,
+        matches,
+        priors,
+        state,
+        chunk_size=chunk_size,
+        initial=initial,
+        rd=rd,
+        c=c,
+        rd_max=rd_max,
+        rd_min=rd_min,
+        period_length=period_length,
     )

@@ -26,11 +26,11 @@ from .._numba import kernel
 from ..matches import PreparedMatches
 from ..priors import check_positive_priors, initial_states
 from ._glicko_common import (
+    CARRIED_FIELDS,
     INITIAL,
     PERIOD_LENGTH,
     RD,
     RD_MIN,
-    CARRIED_FIELDS,
     add_game_terms,
     carried_end,
     carried_newcomers,
@@ -121,11 +121,33 @@ def glicko2_update(mu, phi, sigma, information, surprise, tau):
 
 @kernel
 def glicko2_replay_kernel(
-    order, period, periodic, state_a, state_b, league, score, weight, mu, phi, sigma, seen, last_period,
+    order,
+    period,
+    periodic,
+    state_a,
+    state_b,
+    league,
+    score,
+    weight,
+    mu,
+    phi,
+    sigma,
+    seen,
+    last_period,
     played_in_league,
-    tau, phi_min, rd_min,
-    seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+    tau,
+    phi_min,
+    rd_min,
+    seq,
+    expected_a,
+    rating_a_before,
+    rating_b_before,
+    sd_a_before,
+    sd_b_before,
+    rating_a_after,
+    rating_b_after,
+    sd_a_after,
+    sd_b_after,
 ):
     """Replay matches in ``order`` period by period, updating ``mu``, ``phi``, ``sigma`` (Glicko-2 scale, one
     slot per league and player) in place. Output arrays are indexed by input row, on the display scale.
@@ -174,7 +196,9 @@ def glicko2_replay_kernel(
             g_b = glicko2_g(phi_b)
             e_a = glicko2_e(mu_a, mu_b, g_b)
             e_b = glicko2_e(mu_b, mu_a, g_a)
-            add_game_terms(information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row])
+            add_game_terms(
+                information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row]
+            )
             this_league = league[row]
             played_in_league[this_league] += 1
             seq[row] = played_in_league[this_league]
@@ -185,7 +209,9 @@ def glicko2_replay_kernel(
             sd_b_before[row] = max(SCALE * phi_b, rd_min)
         for i in range(n_touched):
             slot = touched[i]
-            new_mu, new_phi, new_sigma = glicko2_update(mu[slot], phi[slot], sigma[slot], information[slot], surprise[slot], tau)
+            new_mu, new_phi, new_sigma = glicko2_update(
+                mu[slot], phi[slot], sigma[slot], information[slot], surprise[slot], tau
+            )
             mu[slot] = new_mu
             phi[slot] = max(new_phi, phi_min)
             sigma[slot] = new_sigma
@@ -213,19 +239,34 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     phi_min = params["rd_min"] / SCALE
     # The state is saved on the Glicko-2 scale the kernel works on: the display values do not convert back
     # bit for bit.
-    player = start.overlay({
-        "mu": (states["rating"] - 1500.0) / SCALE, "phi": np.maximum(states["sd"] / SCALE, phi_min),
-        "volatility": states["volatility"], **carried_newcomers(prepared.n_states),
-    })
+    player = start.overlay(
+        {
+            "mu": (states["rating"] - 1500.0) / SCALE,
+            "phi": np.maximum(states["sd"] / SCALE, phi_min),
+            "volatility": states["volatility"],
+            **carried_newcomers(prepared.n_states),
+        }
+    )
     seen, last_period = carried_start(player)
     states = (player["mu"], player["phi"], player["volatility"])
     out = run_periodic(
-        glicko2_replay_kernel, prepared, period, states, seen, last_period, start.seq.copy(),
+        glicko2_replay_kernel,
+        prepared,
+        period,
+        states,
+        seen,
+        last_period,
+        start.seq.copy(),
         (params["tau"], phi_min, params["rd_min"]),
     )
-    return out, EndState(player={
-        "mu": player["mu"], "phi": player["phi"], "volatility": player["volatility"], **carried_end(seen, last_period),
-    })
+    return out, EndState(
+        player={
+            "mu": player["mu"],
+            "phi": player["phi"],
+            "volatility": player["volatility"],
+            **carried_end(seen, last_period),
+        }
+    )
 
 
 def _check(params: dict) -> None:
@@ -238,7 +279,12 @@ GLICKO2 = ReplaySystem(
         INITIAL,
         RD,
         Parameter("volatility", 0.06, "a finite starting volatility > 0", lambda v: math.isfinite(v) and v > 0),
-        Parameter("tau", 0.5, "a finite volatility constraint tau > 0 (0.3 to 1.2 in the paper)", lambda v: math.isfinite(v) and v > 0),
+        Parameter(
+            "tau",
+            0.5,
+            "a finite volatility constraint tau > 0 (0.3 to 1.2 in the paper)",
+            lambda v: math.isfinite(v) and v > 0,
+        ),
         RD_MIN,
         PERIOD_LENGTH,
     ),
@@ -246,7 +292,10 @@ GLICKO2 = ReplaySystem(
     check=_check,
     has_sd=True,
     player_state=(
-        StateField("mu"), StateField("phi"), StateField("volatility"), *(StateField(name) for name in CARRIED_FIELDS),
+        StateField("mu"),
+        StateField("phi"),
+        StateField("volatility"),
+        *(StateField(name) for name in CARRIED_FIELDS),
     ),
     periods=_periods,
 )
@@ -305,6 +354,15 @@ def glicko2(
     ``*_after`` the state after that period's update. ``expected_a`` = 1/(1 + exp(-g(sqrt(φ_a² + φ_b²))(μ_a - μ_b))).
     """
     return replay_frame(
-        GLICKO2, matches, priors, state, chunk_size=chunk_size, initial=initial, rd=rd, volatility=volatility, tau=tau, rd_min=rd_min,
+        GLICKO2,
+        matches,
+        priors,
+        state,
+        chunk_size=chunk_size,
+        initial=initial,
+        rd=rd,
+        volatility=volatility,
+        tau=tau,
+        rd_min=rd_min,
         period_length=period_length,
     )

@@ -19,7 +19,6 @@ import math
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 import pyarrow.compute as pc
 
 from .._numba import kernel
@@ -41,9 +40,29 @@ def pair_index(prepared: PreparedMatches) -> tuple[np.ndarray, np.ndarray]:
 
 @kernel
 def pairwise_replay_kernel(
-    order, state_a, state_b, league, score, weight, pair, wins_low, wins_high, games, logit_sum, seen,
-    league_players, played_in_league, prior_games, initial, points_per_logit,
-    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after,
+    order,
+    state_a,
+    state_b,
+    league,
+    score,
+    weight,
+    pair,
+    wins_low,
+    wins_high,
+    games,
+    logit_sum,
+    seen,
+    league_players,
+    played_in_league,
+    prior_games,
+    initial,
+    points_per_logit,
+    seq,
+    expected_a,
+    rating_a_before,
+    rating_b_before,
+    rating_a_after,
+    rating_b_after,
 ):
     """Replay matches in ``order`` (some or all rows), updating the state arrays in place.
 
@@ -131,9 +150,23 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     played = start.seq.copy()
     out = new_outputs(prepared.n_rows, has_sd=False)
     pairwise_replay_kernel(
-        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score, prepared.weight,
-        pair, wins_low, wins_high, games, logit_sum, seen, league_players, played,
-        params["prior_games"], params["initial"], params["scale"] / math.log(10.0),
+        prepared.order,
+        prepared.state_a,
+        prepared.state_b,
+        prepared.league,
+        prepared.score,
+        prepared.weight,
+        pair,
+        wins_low,
+        wins_high,
+        games,
+        logit_sum,
+        seen,
+        league_players,
+        played,
+        params["prior_games"],
+        params["initial"],
+        params["scale"] / math.log(10.0),
         *kernel_outputs(out),
     )
     # pair rows: the lower name first, [its wins, the opponent's wins, games]
@@ -142,18 +175,30 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     rank = _name_rank(prepared)
     low_first = rank[prepared.state_player[low]] < rank[prepared.state_player[high]]
     pairs = (
-        np.where(low_first, low, high), np.where(low_first, high, low),
-        np.column_stack([np.where(low_first, wins_low[index], wins_high[index]),
-                         np.where(low_first, wins_high[index], wins_low[index]), games[index]]),
+        np.where(low_first, low, high),
+        np.where(low_first, high, low),
+        np.column_stack(
+            [
+                np.where(low_first, wins_low[index], wins_high[index]),
+                np.where(low_first, wins_high[index], wins_low[index]),
+                games[index],
+            ]
+        ),
     )
-    return out, EndState(player={"logit_sum": logit_sum}, league={"players": league_players.astype(np.float64)}, pairs=pairs)
+    return out, EndState(
+        player={"logit_sum": logit_sum}, league={"players": league_players.astype(np.float64)}, pairs=pairs
+    )
 
 
 PAIRWISE = ReplaySystem(
     name="pairwise",
     parameters=(
-        Parameter("prior_games", 10.0, "a finite prior_games > 0 (pseudo-games at one half; 10 in the paper)",
-                  lambda v: math.isfinite(v) and v > 0),
+        Parameter(
+            "prior_games",
+            10.0,
+            "a finite prior_games > 0 (pseudo-games at one half; 10 in the paper)",
+            lambda v: math.isfinite(v) and v > 0,
+        ),
         Parameter("initial", 1500.0, "a finite display offset"),
         Parameter("scale", 400.0, "a finite scale > 0 (400: Elo points)", lambda v: math.isfinite(v) and v > 0),
     ),
@@ -195,4 +240,6 @@ def pairwise(
     ``rating_*`` the mean log-odds against the league's field so far (the players seen up to and
     including this match) on the display scale.
     """
-    return replay_frame(PAIRWISE, matches, priors, state, chunk_size=chunk_size, prior_games=prior_games, initial=initial, scale=scale)
+    return replay_frame(
+        PAIRWISE, matches, priors, state, chunk_size=chunk_size, prior_games=prior_games, initial=initial, scale=scale
+    )

@@ -238,9 +238,27 @@ def update_1vs1(mu_a, sigma_a, mu_b, sigma_b, score, beta, tau, epsilon):
 
 @kernel
 def trueskill_replay_kernel(
-    order, state_a, state_b, league, score, mu, sigma, played_in_league, beta, tau, epsilon,
-    seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before,
-    rating_a_after, rating_b_after, sd_a_after, sd_b_after,
+    order,
+    state_a,
+    state_b,
+    league,
+    score,
+    mu,
+    sigma,
+    played_in_league,
+    beta,
+    tau,
+    epsilon,
+    seq,
+    expected_a,
+    rating_a_before,
+    rating_b_before,
+    sd_a_before,
+    sd_b_before,
+    rating_a_after,
+    rating_b_after,
+    sd_a_after,
+    sd_b_after,
 ):
     """Replay matches in ``order``, updating ``mu`` and ``sigma`` (one slot per league and player) in place.
 
@@ -288,9 +306,7 @@ def draw_margin(draw_probability: float, beta: float) -> float:
     return float(-ndtri(0.5 * (1.0 - draw_probability)) * math.sqrt(2.0) * beta)
 
 
-def match_quality(
-    mu_a=25.0, sigma_a=25.0 / 3.0, mu_b=25.0, sigma_b=25.0 / 3.0, beta: float = 25.0 / 6.0
-):
+def match_quality(mu_a=25.0, sigma_a=25.0 / 3.0, mu_b=25.0, sigma_b=25.0 / 3.0, beta: float = 25.0 / 6.0):
     """Two-player match quality: the draw likelihood relative to the draw likelihood of equal players.
 
     ``q = sqrt(2β² / c²) · exp(-(μ_a - μ_b)² / (2c²))`` with ``c² = 2β² + σ_a² + σ_b²`` (Herbrich et al.
@@ -322,9 +338,17 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     player = start.overlay({"mu": states["rating"], "sigma": states["sd"]})
     out = new_outputs(prepared.n_rows)
     trueskill_replay_kernel(
-        prepared.order, prepared.state_a, prepared.state_b, prepared.league, prepared.score,
-        player["mu"], player["sigma"], start.seq.copy(),
-        params["beta"], params["tau"], draw_margin(params["draw_probability"], params["beta"]),
+        prepared.order,
+        prepared.state_a,
+        prepared.state_b,
+        prepared.league,
+        prepared.score,
+        player["mu"],
+        player["sigma"],
+        start.seq.copy(),
+        params["beta"],
+        params["tau"],
+        draw_margin(params["draw_probability"], params["beta"]),
         *kernel_outputs(out),
     )
     return out, EndState(player=player)
@@ -397,5 +421,14 @@ def trueskill(
     R. Herbrich, T. Minka, T. Graepel, "TrueSkill™: A Bayesian Skill Rating System", NIPS 19 (2006).
     """
     return replay_frame(
-        TRUESKILL, matches, priors, state, chunk_size=chunk_size, mu=mu, sigma=sigma, beta=beta, tau=tau, draw_probability=draw_probability
+        TRUESKILL,
+        matches,
+        priors,
+        state,
+        chunk_size=chunk_size,
+        mu=mu,
+        sigma=sigma,
+        beta=beta,
+        tau=tau,
+        draw_probability=draw_probability,
     )

@@ -3,8 +3,7 @@
 Random match histories, the Hypothesis strategies and the property checks every replay has to pass
 (swapping sides, relabelling players, row order), small frames for input validation, and the helpers of
 the naive references that do not depend on the rating algorithm (rating periods and their batches, prior
-lookup). The reference algorithms themselves stay in each system's test file. Imported as ``from replay_cases import
-...``: pytest puts ``tests/unit`` on ``sys.path`` (it has no ``__init__.py``).
+lookup). The reference algorithms themselves stay in each system's test file.
 """
 
 from __future__ import annotations
@@ -24,14 +23,32 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 CONTRACT_COLUMNS = [
-    "league", "seq", "match_id", "played_at", "player_a", "player_b", "score_a", "expected_a",
-    "rating_a_before", "rating_b_before", "sd_a_before", "sd_b_before",
-    "rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after",
+    "league",
+    "seq",
+    "match_id",
+    "played_at",
+    "player_a",
+    "player_b",
+    "score_a",
+    "expected_a",
+    "rating_a_before",
+    "rating_b_before",
+    "sd_a_before",
+    "sd_b_before",
+    "rating_a_after",
+    "rating_b_after",
+    "sd_a_after",
+    "sd_b_after",
 ]
 SD_COLUMNS = ["sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after"]
 MATCH_SCHEMA = {
-    "match_id": pl.Int64, "played_at": pl.Int64, "player_a": pl.Utf8, "player_b": pl.Utf8,
-    "score_a": pl.Float64, "league": pl.Utf8, "weight": pl.Float64,
+    "match_id": pl.Int64,
+    "played_at": pl.Int64,
+    "player_a": pl.Utf8,
+    "player_b": pl.Utf8,
+    "score_a": pl.Float64,
+    "league": pl.Utf8,
+    "weight": pl.Float64,
 }
 EPOCH = dt.datetime(1970, 1, 1)
 DATA = Path(__file__).parents[1] / "data"
@@ -72,8 +89,19 @@ def match_id_column(ids, n: int, id_kind: str):
     return [f"m{i}" for i in ids], pl.Utf8
 
 
-def random_history(seed, n=300, time_kind="int", leagues=("chess", "go", None), n_players=10, tie_span=None,
-                   period=None, id_kind="int", matches_per_time=3, null_weight_share=0.2, datetime_minutes=97):
+def random_history(
+    seed,
+    n=300,
+    time_kind="int",
+    leagues=("chess", "go", None),
+    n_players=10,
+    tie_span=None,
+    period=None,
+    id_kind="int",
+    matches_per_time=3,
+    null_weight_share=0.2,
+    datetime_minutes=97,
+):
     """Random matches over several leagues (one the unnamed NULL league): draws, fractional scores, weights
     with NULLs (``null_weight_share`` of them), ties in played_at (``n / matches_per_time`` distinct times,
     or ``tie_span``), match ids whose order differs from row order. ``period``: None, 'column' (random
@@ -85,7 +113,9 @@ def random_history(seed, n=300, time_kind="int", leagues=("chess", "go", None), 
     b = (a + rng.integers(1, n_players, n)) % n_players
     t = rng.integers(0, tie_span or max(n // matches_per_time, 1), n)
     kind = rng.integers(0, 3, n)
-    score = np.where(kind == 0, rng.choice([0.0, 0.5, 1.0], n), np.where(kind == 1, rng.random(n), rng.choice([0.0, 1.0], n)))
+    score = np.where(
+        kind == 0, rng.choice([0.0, 0.5, 1.0], n), np.where(kind == 1, rng.random(n), rng.choice([0.0, 1.0], n))
+    )
     ids = rng.permutation(n * 3)[:n]
     weight = rng.uniform(0.2, 3.0, n)
     weight_null = rng.random(n) < null_weight_share
@@ -139,7 +169,10 @@ def period_scenarios(other_unit: str) -> dict:
         "length_integer": ({"time_kind": "int"}, {"period_length": 7}),
         "length_integer_fraction": ({"time_kind": "int"}, {"period_length": 2.5}),
         "length_timestamp": ({"time_kind": "datetime"}, {"period_length": 0.25}),
-        f"length_timestamp_{other_unit}": ({"time_kind": f"datetime_{other_unit}", "id_kind": "str"}, {"period_length": 1.5}),
+        f"length_timestamp_{other_unit}": (
+            {"time_kind": f"datetime_{other_unit}", "id_kind": "str"},
+            {"period_length": 1.5},
+        ),
         "length_date": ({"time_kind": "date"}, {"period_length": 2}),
         "unique_times_length_one": ({"time_kind": "int", "tie_span": 100_000}, {"period_length": 1}),
     }
@@ -203,8 +236,9 @@ def prior_state(priors, league, player, defaults):
     return state
 
 
-def assert_rows_match_reference(out: pl.DataFrame, frame: pl.DataFrame, reference: dict, float_columns, tol,
-                                null_columns=()):
+def assert_rows_match_reference(
+    out: pl.DataFrame, frame: pl.DataFrame, reference: dict, float_columns, tol, null_columns=()
+):
     """``out`` has the contract's columns, one row per match of ``frame`` with its input values, and the
     ``reference`` (match_id -> expected values) within ``tol`` on ``float_columns``; ``null_columns`` are NULL."""
     assert out.columns == CONTRACT_COLUMNS
@@ -292,7 +326,9 @@ def priors_frame(values, history, schema):
         return None
     fields = [name for name in schema if name not in ("player", "league")]
     present = set(history["league"].to_list())
-    rows = [(p, lg, *(v if isinstance(v, tuple) else (v,))) for (p, lg), v in values.items() if lg is None or lg in present]
+    rows = [
+        (p, lg, *(v if isinstance(v, tuple) else (v,))) for (p, lg), v in values.items() if lg is None or lg in present
+    ]
     data = {"player": [r[0] for r in rows], "league": [r[1] for r in rows]}
     data.update({name: [r[2 + i] for r in rows] for i, name in enumerate(fields)})
     return pl.DataFrame(data, schema=schema)
@@ -304,7 +340,9 @@ def priors_frame(values, history, schema):
 
 def swap_sides(history: pl.DataFrame) -> pl.DataFrame:
     """The same matches with player_a and player_b exchanged (and the score with them)."""
-    return history.with_columns(player_a=pl.col("player_b"), player_b=pl.col("player_a"), score_a=1.0 - pl.col("score_a"))
+    return history.with_columns(
+        player_a=pl.col("player_b"), player_b=pl.col("player_a"), score_a=1.0 - pl.col("score_a")
+    )
 
 
 def assert_mirrors(out, mirror, kinds=("rating", "sd"), atol=1e-9, expected_atol=1e-12):
@@ -313,7 +351,9 @@ def assert_mirrors(out, mirror, kinds=("rating", "sd"), atol=1e-9, expected_atol
     ``atol`` (None: bit for bit)."""
     assert out["match_id"].to_list() == mirror["match_id"].to_list()
     assert out["seq"].to_list() == mirror["seq"].to_list()
-    np.testing.assert_allclose(mirror["expected_a"].to_numpy(), 1.0 - out["expected_a"].to_numpy(), rtol=0, atol=expected_atol)
+    np.testing.assert_allclose(
+        mirror["expected_a"].to_numpy(), 1.0 - out["expected_a"].to_numpy(), rtol=0, atol=expected_atol
+    )
     for side, other in (("a", "b"), ("b", "a")):
         for when in ("before", "after"):
             for kind in kinds:
@@ -331,7 +371,9 @@ def assert_relabelling_changes_nothing(run, history, priors, permutation, **para
     relabelled_priors = None if priors is None else priors.with_columns(pl.col("player").replace_strict(mapping))
     out = run(history, priors=priors, **params)
     again = run(relabelled, priors=relabelled_priors, **params)
-    assert_frame_equal(out.with_columns(pl.col("player_a", "player_b").replace_strict(mapping)), again, check_exact=True)
+    assert_frame_equal(
+        out.with_columns(pl.col("player_a", "player_b").replace_strict(mapping)), again, check_exact=True
+    )
 
 
 def assert_row_order_and_repeats_give_identical_output(run, history, seed, **arguments):
@@ -383,10 +425,27 @@ def assert_period_column_is_ignored(run, frame):
 
 def assert_weight_counts_as_repeated_games(run):
     """A game of weight 2 in a period rates its players like the same game played twice in that period."""
-    weighted = pl.DataFrame({"match_id": [1, 2], "played_at": [0, 0], "player_a": ["A", "C"], "player_b": ["B", "A"],
-                             "score_a": [0.75, 0.0], "period": [4, 4], "weight": [2.0, 1.0]})
-    doubled = pl.DataFrame({"match_id": [1, 2, 3], "played_at": [0, 0, 0], "player_a": ["A", "A", "C"],
-                            "player_b": ["B", "B", "A"], "score_a": [0.75, 0.75, 0.0], "period": [4, 4, 4]})
+    weighted = pl.DataFrame(
+        {
+            "match_id": [1, 2],
+            "played_at": [0, 0],
+            "player_a": ["A", "C"],
+            "player_b": ["B", "A"],
+            "score_a": [0.75, 0.0],
+            "period": [4, 4],
+            "weight": [2.0, 1.0],
+        }
+    )
+    doubled = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3],
+            "played_at": [0, 0, 0],
+            "player_a": ["A", "A", "C"],
+            "player_b": ["B", "B", "A"],
+            "score_a": [0.75, 0.75, 0.0],
+            "period": [4, 4, 4],
+        }
+    )
     out_w = run(weighted).filter(pl.col("match_id") == 1).row(0, named=True)
     out_d = run(doubled).filter(pl.col("match_id") == 1).row(0, named=True)
     for column in ("rating_a_after", "rating_b_after", "sd_a_after", "sd_b_after", "expected_a"):
@@ -396,7 +455,9 @@ def assert_weight_counts_as_repeated_games(run):
 def assert_period_length_equals_period_column(run, random_history):
     """period_length on an integer played_at is floor(played_at / length); on a timestamp, days."""
     frame = random_history(12, time_kind="int")
-    assert_frame_equal(run(frame, period_length=7), run(frame.with_columns(period=pl.col("played_at") // 7)), check_exact=True)
+    assert_frame_equal(
+        run(frame, period_length=7), run(frame.with_columns(period=pl.col("played_at") // 7)), check_exact=True
+    )
     stamps = random_history(12, time_kind="datetime")
     by_date = stamps.with_columns(period=pl.col("played_at").dt.date().cast(pl.Int64))
     assert_frame_equal(run(stamps, period_length=1), run(by_date), check_exact=True)
@@ -427,8 +488,14 @@ def one_match(score=1.0, **columns):
 
 def base_rows(**extra):
     """Columns of three valid matches (match_id 5, 7, 9); ``extra`` adds or replaces columns."""
-    return {"match_id": [5, 7, 9], "played_at": [1, 2, 3], "player_a": ["ann", "bob", "cy"],
-            "player_b": ["bob", "cy", "ann"], "score_a": [1.0, 0.5, 0.0], **extra}
+    return {
+        "match_id": [5, 7, 9],
+        "played_at": [1, 2, 3],
+        "player_a": ["ann", "bob", "cy"],
+        "player_b": ["bob", "cy", "ann"],
+        "score_a": [1.0, 0.5, 0.0],
+        **extra,
+    }
 
 
 def small_frame(**extra):
@@ -449,11 +516,16 @@ def python_defaults(function):
 # --------------------------------------------------------------------------------------------------
 # SQL: the rows-and-state macro the dbt materialization builds from.
 
-def assert_rows_and_state_equal(con, call: str, rows: pl.DataFrame, state: pl.DataFrame, row_order, state_order) -> None:
+
+def assert_rows_and_state_equal(
+    con, call: str, rows: pl.DataFrame, state: pl.DataFrame, row_order, state_order
+) -> None:
     """``<system>_replay_and_state`` (what the dbt materialization builds from) gives, from one run, the rows of
     ``<system>_replay`` and, in its ``duckrate_state`` column, the table of ``<system>_state``."""
     con.execute(f"CREATE OR REPLACE TABLE computed AS SELECT * FROM {call}")
     both_rows = con.sql("SELECT * EXCLUDE (duckrate_state) FROM computed WHERE seq IS NOT NULL").pl()
     both_state = con.sql("SELECT unnest(duckrate_state) FROM computed WHERE duckrate_state IS NOT NULL").pl()
-    assert_frame_equal(both_rows.sort(row_order, nulls_last=True), rows.sort(row_order, nulls_last=True), check_exact=True)
+    assert_frame_equal(
+        both_rows.sort(row_order, nulls_last=True), rows.sort(row_order, nulls_last=True), check_exact=True
+    )
     assert_frame_equal(both_state.sort(state_order, nulls_last=True), state, check_exact=True)
