@@ -730,7 +730,7 @@ _DETERMINISM_SCRIPT = textwrap.dedent(
     import numba
     import numpy as np
     import polars as pl
-    sys.path.insert(0, sys.argv[1])
+    sys.path[:0] = sys.argv[1:]  # tests/unit (this module) and tests (its helpers)
     from test_chance import RANDOM_PRIORS, random_history
     from duckrate.systems.chance import chance, posteriors
     frame = random_history(31, n=400, scores=(0.0, 0.5, 1.0, 0.6))
@@ -753,7 +753,7 @@ def _digest_in_subprocess(threads: int) -> tuple[str, str]:
         "MKL_NUM_THREADS": str(threads),
     }
     completed = subprocess.run(
-        [sys.executable, "-c", _DETERMINISM_SCRIPT, str(Path(__file__).parent)],
+        [sys.executable, "-c", _DETERMINISM_SCRIPT, str(Path(__file__).parent), str(Path(__file__).parents[1])],
         capture_output=True,
         text=True,
         env=env,
