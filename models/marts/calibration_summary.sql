@@ -1,6 +1,6 @@
 {{ config(materialized='duckrate_mart') }}
 -- Log loss, Brier score and accuracy of each system's forecasts, overall and among established players.
 {{ duckrate.mart_over_replays('calibration_summary', {
-    'min_games': var('duckrate_established_min_games', 10),
-    'max_sd': var('duckrate_established_max_sd', {'chance': 70}),
-    'warmup': var('duckrate_warmup', 0.0)}) }}
+    'min_games': var('duckrate_established_min_games'),
+    'max_sd': var('duckrate_established_max_sd'),
+    'warmup': var('duckrate_warmup')}) }}

@@ -13,13 +13,12 @@ from __future__ import annotations
 import polars as pl
 
 from .errors import DuckrateInputError
-from .systems import REPLAY_SYSTEMS
+from .systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 from .systems._replay import replay_with_state as _replay_with_state
 from .systems._state import RebuildRequired
-from .systems.elo_mmr import elo_mmr_with_state
 
 _SYSTEMS = {system.name: system for system in REPLAY_SYSTEMS}
-_CONTEST_SYSTEMS = {"elo_mmr": elo_mmr_with_state}  # over contest_results rather than matches
+_CONTEST_SYSTEMS = {system.name: system for system in CONTEST_SYSTEMS}  # over contest_results, not matches
 
 
 def _system(name: str):
@@ -63,7 +62,7 @@ def replay_with_state(
         When the state cannot be continued with these matches (a late match, other parameters...).
     """
     if system in _CONTEST_SYSTEMS:
-        return _CONTEST_SYSTEMS[system](matches, state=state, priors=priors, chunk_size=chunk_size, **params)
+        return _CONTEST_SYSTEMS[system].with_state(matches, state=state, priors=priors, chunk_size=chunk_size, **params)
     return _replay_with_state(_system(system), matches, priors, state, chunk_size, **params)
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from .systems import REPLAY_SYSTEMS
+from .systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 
 #: One call per code path a user reaches from SQL: every replay system (a replay, its state and a resume
 #: check), each Bradley-Terry solver and uncertainty kind, the tests, the contest system and the marts.
@@ -28,9 +28,15 @@ TWO_PLAYER_CALLS = tuple(
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, uncertainty := 'bootstrap', resamples := 3)",
     "SELECT count(*) FROM bt_fit('m', method := 'mm', prior_sd := 300)",
     "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
-    "SELECT count(*) FROM elo_mmr_replay('c')",
-    "SELECT count(*) FROM elo_mmr_state('c')",
-    "SELECT count(*) FROM elo_mmr_replay_and_state('c')",
+)
+CONTEST_CALLS = tuple(
+    call.format(system=system.name)
+    for system in CONTEST_SYSTEMS
+    for call in (
+        "SELECT count(*) FROM {system}_replay('c')",
+        "SELECT count(*) FROM {system}_state('c')",
+        "SELECT count(*) FROM {system}_replay_and_state('c')",
+    )
 )
 MART_CALLS = (
     "SELECT count(*) FROM leaderboard('r')",
@@ -46,7 +52,7 @@ def called_macros() -> set[str]:
     """Names of the table macros :func:`warm` calls."""
     import re
 
-    return {name for sql in TWO_PLAYER_CALLS + MART_CALLS for name in re.findall(r"FROM (\w+)\(", sql)}
+    return {name for sql in TWO_PLAYER_CALLS + CONTEST_CALLS + MART_CALLS for name in re.findall(r"FROM (\w+)\(", sql)}
 
 
 def warm(log=print) -> float:
@@ -65,7 +71,7 @@ def warm(log=print) -> float:
     con.register("contests_frame", contests)
     con.execute("CREATE TABLE m AS SELECT * FROM matches_frame")
     con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
-    for sql in TWO_PLAYER_CALLS:
+    for sql in TWO_PLAYER_CALLS + CONTEST_CALLS:
         con.execute(sql).fetchall()
     con.execute(
         "CREATE TABLE r AS "
@@ -73,7 +79,12 @@ def warm(log=print) -> float:
             f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('m'))" for system in REPLAY_SYSTEMS
         )
     )
-    con.execute("CREATE TABLE cr AS SELECT 'elo_mmr' AS system, * FROM elo_mmr_replay('c')")
+    con.execute(
+        "CREATE TABLE cr AS "
+        + " UNION ALL BY NAME ".join(
+            f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('c'))" for system in CONTEST_SYSTEMS
+        )
+    )
     for sql in MART_CALLS:
         con.execute(sql).fetchall()
     con.close()

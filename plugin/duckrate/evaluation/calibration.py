@@ -17,6 +17,7 @@ from duckrate.evaluation._replay_frame import (
     require_columns,
     require_forecasts,
 )
+from duckrate.parameters import Parameter
 
 CALIBRATION_BINS_COLUMNS: tuple[str, ...] = (
     "league",
@@ -57,7 +58,14 @@ def _wilson_bounds(proportion: pl.Expr, trials: pl.Expr, z: float = Z_95) -> tup
     return (centre - half_width).clip(0.0, 1.0), (centre + half_width).clip(0.0, 1.0)
 
 
-def calibration_bins(replay: pl.DataFrame, bins: int = 10) -> pl.DataFrame:
+# The marts' parameters (their defaults serve the Python functions, the SQL macros and the dbt models alike).
+BINS = Parameter("bins", 10, "an integer number of bins >= 1", lambda v: v >= 1, integer=True)
+MIN_GAMES = Parameter("min_games", 10, "an integer number of earlier games >= 0", lambda v: v >= 0, integer=True)
+MAX_SD = Parameter("max_sd", None, "an sd bound > 0 (per system), or NULL for none", nullable=True)
+WARMUP = Parameter("warmup", 0.0, "a share in [0, 1) of each league's matches", lambda v: 0 <= v < 1)
+
+
+def calibration_bins(replay: pl.DataFrame, bins: int = BINS.default) -> pl.DataFrame:
     """Reliability table: observed mean score per equal-width bin of the forecast.
 
     Parameters
@@ -176,9 +184,9 @@ def _earlier_games(replay: pl.DataFrame) -> pl.DataFrame:
 def calibration_summary(
     replay: pl.DataFrame,
     *,
-    min_games: int = 10,
-    max_sd: float | Mapping[str, float] | None = None,
-    warmup: float = 0.0,
+    min_games: int = MIN_GAMES.default,
+    max_sd: float | Mapping[str, float] | None = MAX_SD.default,
+    warmup: float = WARMUP.default,
 ) -> pl.DataFrame:
     """Scoring rules of the forecasts per ``(league, system)``.
 

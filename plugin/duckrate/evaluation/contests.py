@@ -16,6 +16,7 @@ import polars as pl
 from duckrate._numba import kernel
 from duckrate.errors import DuckrateInputError
 from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
+from duckrate.parameters import Parameter
 
 CONTEST_LEADERBOARD_COLUMNS = (
     "league",
@@ -130,7 +131,17 @@ def contest_pair_metrics(contest_start, rating, rank, included, pair_inversion, 
             rank_deviation[i] = gap / (n - 1)
 
 
-def contest_metrics(replay: pl.DataFrame, min_contests: int = 5, warmup: float = 0.1) -> pl.DataFrame:
+MIN_CONTESTS = Parameter(
+    "min_contests", 5, "an integer number of contests >= 0 (paper: 5)", lambda v: v >= 0, integer=True
+)
+CONTEST_WARMUP = Parameter(
+    "warmup", 0.1, "a share in [0, 1) of each league's contests (paper: 10%)", lambda v: 0 <= v < 1
+)
+
+
+def contest_metrics(
+    replay: pl.DataFrame, min_contests: int = MIN_CONTESTS.default, warmup: float = CONTEST_WARMUP.default
+) -> pl.DataFrame:
     """Pair inversion and rank deviation (Ebtekar & Liu, Section 6.2) of the prior ratings, per
     ``(league, system)``, averaged over the (contest, player) rows that count.
 

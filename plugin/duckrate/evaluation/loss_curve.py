@@ -14,6 +14,7 @@ from duckrate.evaluation._replay_frame import (
     require_columns,
     require_forecasts,
 )
+from duckrate.parameters import Parameter
 
 LOSS_CURVE_INPUT_COLUMNS: tuple[str, ...] = PLAYER_FORECAST_COLUMNS
 """Replay columns that :func:`loss_curve` reads."""
@@ -40,7 +41,10 @@ def _checkpoint_steps(points: int) -> pl.Expr:
     return pl.when(total <= points).then(k + 1).otherwise(spread)
 
 
-def loss_curve(replay: pl.DataFrame, points: int = 200) -> pl.DataFrame:
+POINTS = Parameter("points", 200, "an integer number of checkpoints >= 1", lambda v: v >= 1, integer=True)
+
+
+def loss_curve(replay: pl.DataFrame, points: int = POINTS.default) -> pl.DataFrame:
     """Running mean log loss of the forecasts, in replay order.
 
     For each ``(league, system)`` with ``T`` matches and ``N`` distinct

@@ -25,8 +25,8 @@ import pyarrow.compute as pc
 
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
+from ..parameters import Parameter, Signature
 from ..priors import check_positive_priors, initial_states, prior_columns
-from ..systems._replay import Parameter, ReplaySystem
 from ._bt_existence import describe
 from ._bt_model import evaluate
 from ._bt_pairs import Pairs, pairs_from_rows
@@ -46,9 +46,8 @@ NATURAL_PER_POINT = math.log(10.0) / 400.0  # θ per rating point
 POINTS_PER_NATURAL = 400.0 / math.log(10.0)
 BASE_RATING = 1500.0
 
-# The numeric and choice parameters, declared as the replays declare theirs (one place for defaults and
-# checks); home_advantage (a boolean), anchor_player (a name) and priors (a table) are checked below.
-BT_FIT = ReplaySystem(
+# Every parameter but the priors table, in the SQL macro's order (one place for defaults and checks).
+BT_FIT = Signature(
     name="bt_fit",
     parameters=(
         Parameter(
@@ -59,6 +58,8 @@ BT_FIT = ReplaySystem(
             nullable=True,
         ),
         Parameter("method", "newton", "'newton' or 'mm'", choices=("newton", "mm")),
+        Parameter("home_advantage", False, "true or false", boolean=True),
+        Parameter("anchor_player", None, "a player name (VARCHAR) or NULL", nullable=True, text=True),
         Parameter("anchor_rating", BASE_RATING, "a finite rating for anchor_player"),
         Parameter(
             "uncertainty",
@@ -84,9 +85,7 @@ BT_FIT = ReplaySystem(
             integer=True,
         ),
     ),
-    run=None,
 )
-EXTRA_PARAMETERS = ("home_advantage", "anchor_player")
 
 #: Output columns and their Arrow types, in the contract's order (then this module's extras).
 OUTPUT_SCHEMA = pa.schema(
@@ -110,31 +109,13 @@ OUTPUT_SCHEMA = pa.schema(
 
 def resolve_parameters(given: dict) -> dict:
     """Defaults overlaid with ``given``, every value checked (unknown names are errors)."""
-    given = dict(given)
-    extras = {name: given.pop(name) for name in EXTRA_PARAMETERS if name in given}
-    try:
-        params = BT_FIT.resolve(given)
-    except DuckrateInputError as error:
-        if "unknown parameter" in str(error):
-            known = [p.name for p in BT_FIT.parameters] + ["priors", *EXTRA_PARAMETERS]
-            unknown = sorted(set(given) - set(known))
-            raise DuckrateInputError(
-                f"bt_fit: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}"
-            ) from None
-        raise
-    home = extras.get("home_advantage", False)
-    if home is None:
-        home = False
-    if not isinstance(home, (bool, np.bool_)):
-        raise DuckrateInputError(f"bt_fit: parameter home_advantage = {home!r}; expected true or false")
-    params["home_advantage"] = bool(home)
-    anchor = extras.get("anchor_player")
-    if anchor is not None and not isinstance(anchor, str):
+    known = [p.name for p in BT_FIT.parameters]
+    unknown = sorted(set(given) - set(known))
+    if unknown:
         raise DuckrateInputError(
-            f"bt_fit: parameter anchor_player = {anchor!r}; expected a player name (VARCHAR) or NULL"
+            f"bt_fit: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join([*known, 'priors'])}"
         )
-    params["anchor_player"] = anchor
-    return params
+    return BT_FIT.resolve(given)
 
 
 def _prior_arrays(prepared: PreparedMatches, priors, prior_sd: float | None):

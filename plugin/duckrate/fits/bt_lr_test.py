@@ -52,7 +52,7 @@ import pyarrow as pa
 
 from .._numba import kernel, parallel_kernel
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
-from ..systems._replay import Parameter, resolve_parameters
+from ..parameters import Parameter, Signature, resolve_parameters
 from ..systems.elo import elo_replay_kernel
 from ._bt_solve import bt_theta
 from ._game_logistic import fit_games, log_loss
@@ -115,6 +115,7 @@ PARAMETERS = (
         integer=True,
     ),
 )
+BT_LR_TEST = Signature(name="bt_lr_test", parameters=PARAMETERS)
 
 
 # --------------------------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
-"""The compute UDF and TEMP table macros over contest results: ``elo_mmr_replay``, ``elo_mmr_state`` and
-``elo_mmr_resume_check`` (saved state, as for the two-player replays), and the contest marts
-``contest_leaderboard`` and ``contest_metrics``.
+"""The compute UDFs and TEMP table macros of every registered contest system (``<system>_replay``,
+``<system>_replay_and_state``, ``<system>_state`` and ``<system>_resume_check``, with saved state as for the
+two-player replays), generated from its :class:`~duckrate.systems.contest_system.ContestSystem`, and the
+contest marts ``contest_leaderboard`` and ``contest_metrics``.
 
 Same bridge as :mod:`.replay_udf` (see :mod:`.bridge`): the macro packs the results into one
 ``LIST(STRUCT)`` with each row's key ``hash(league, contest_id, player)``, the compute UDF replays and keeps
@@ -15,7 +16,8 @@ import numpy as np
 import pyarrow as pa
 
 from ..evaluation import contests as contest_evaluation
-from ..systems.elo_mmr import COMPUTED_COLUMNS, ELO_MMR, OUTPUT_COLUMNS, elo_mmr_resume_problem, replay_elo_mmr
+from ..parameters import sql_parameter_list
+from ..systems.contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, PASSTHROUGH_COLUMNS, ContestSystem
 from ._lists import whole
 from .bridge import KEY_FIELD, collected_ctes
 from .evaluation_udf import Mart, _count, _number
@@ -30,9 +32,7 @@ from .replay_udf import (
     resume_reasons,
 )
 
-COMPUTE_UDF = "duckrate_elo_mmr_compute_udf"
-CHECK_UDF = "duckrate_elo_mmr_check_udf"
-FETCH_UDF = "duckrate_fetch_contest"
+FETCH_UDF = "duckrate_fetch_contest"  # shared: every contest system computes the same columns
 RESULT_FIELDS = ("contest_id", "played_at", "player", "rank", "league", "weight")
 ROW_KEY = "hash(s.league, s.contest_id, s.player)"  # a result's key in the packed list and in the fetch
 OPTIONAL_RESULT_COLUMNS = "SELECT NULL::VARCHAR AS league, NULL::DOUBLE AS weight WHERE false"
@@ -51,7 +51,8 @@ class _ContestCall:
     """The arguments of one contest compute or check call, ``(token, n_input, n_state, n_priors, table name,
     want, parameters...)``, each a one-element-per-query-row array (see :class:`.replay_udf._Call`)."""
 
-    def __init__(self, token, n_input, n_state, n_priors, table_name, want, parameters):
+    def __init__(self, system: ContestSystem, token, n_input, n_state, n_priors, table_name, want, parameters):
+        self.system = system
         self.token, self.n_input, self.n_state, self.n_priors = (
             np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_state, n_priors)
         )
@@ -71,51 +72,56 @@ class _ContestCall:
         return columns, starts, state, priors
 
     def values(self, row: int) -> dict:
-        return {p.name: column[row].as_py() for p, column in zip(ELO_MMR.parameters, self.parameters)}
+        return {p.name: column[row].as_py() for p, column in zip(self.system.parameters, self.parameters)}
 
     def table(self, row: int) -> str:
         return f"table {self.table_name[row].as_py()!r}"
 
 
-def make_compute_udf():
+def udf_name(system: ContestSystem, kind: str) -> str:
+    """``duckrate_<system>_compute_udf`` / ``duckrate_<system>_check_udf``."""
+    return f"duckrate_{system.name}_{kind}_udf"
+
+
+def make_compute_udf(system: ContestSystem):
     """``(token, n_input, n_state, n_priors, table name, want, parameters...) -> token`` (see
     :func:`.replay_udf.compute_tokens`)."""
 
-    def elo_mmr_compute_udf(token, n_input, n_state, n_priors, table_name, want, *parameters):
-        call = _ContestCall(token, n_input, n_state, n_priors, table_name, want, parameters)
+    def contest_compute_udf(token, n_input, n_state, n_priors, table_name, want, *parameters):
+        call = _ContestCall(system, token, n_input, n_state, n_priors, table_name, want, parameters)
 
         def run(row: int, columns, state, priors, want_state: bool):
-            _, computed, after = replay_elo_mmr(
+            _, computed, after = system.replay(
                 columns, priors, call.values(row), table=call.table(row), state=state, want_state=want_state
             )
             return computed, after
 
         return compute_tokens(call, run, COMPUTED_COLUMNS, "contest result")
 
-    elo_mmr_compute_udf.__name__ = COMPUTE_UDF
-    return elo_mmr_compute_udf
+    contest_compute_udf.__name__ = udf_name(system, "compute")
+    return contest_compute_udf
 
 
-def make_check_udf():
-    """The UDF behind ``elo_mmr_resume_check``: why the saved state cannot be continued with these
+def make_check_udf(system: ContestSystem):
+    """The UDF behind ``<system>_resume_check``: why the saved state cannot be continued with these
     contests (NULL when it can), without replaying them."""
 
-    def elo_mmr_check_udf(token, n_input, n_state, n_priors, table_name, want, *parameters):
-        call = _ContestCall(token, n_input, n_state, n_priors, table_name, want, parameters)
+    def contest_check_udf(token, n_input, n_state, n_priors, table_name, want, *parameters):
+        call = _ContestCall(system, token, n_input, n_state, n_priors, table_name, want, parameters)
         return resume_reasons(
             call,
-            lambda row, columns, state: elo_mmr_resume_problem(columns, call.values(row), state, table=call.table(row)),
+            lambda row, columns, state: system.resume_problem(columns, call.values(row), state, table=call.table(row)),
         )
 
-    elo_mmr_check_udf.__name__ = CHECK_UDF
-    return elo_mmr_check_udf
+    contest_check_udf.__name__ = udf_name(system, "check")
+    return contest_check_udf
 
 
-def _macro(name: str, extra: str = "") -> tuple[str, str]:
+def _macro(system: ContestSystem, name: str, extra: str = "") -> tuple[str, str]:
     """``CREATE ... MACRO name(tbl, <params>, priors, state[, extra]) AS TABLE WITH <collected results,
     state and priors>`` and the compute UDF's arguments (``{want}`` left to fill in)."""
-    params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in ELO_MMR.parameters)
-    args = ", ".join(p.name for p in ELO_MMR.parameters)
+    params = sql_parameter_list(system.parameters)
+    args = ", ".join(p.name for p in system.parameters)
     fields = ", ".join(f"s.{name}" for name in RESULT_FIELDS)
     parts = {
         "input": f"(SELECT {fields}, {ROW_KEY} AS {KEY_FIELD} FROM {RESULT_SOURCE} AS s)",
@@ -129,70 +135,70 @@ WITH {collected_ctes(parts)}"""
     return head, udf_args
 
 
-def _computed_cte(udf_args: str, want: str) -> str:
+def _computed_cte(system: ContestSystem, udf_args: str, want: str) -> str:
     return f"""duckrate_computed AS MATERIALIZED (
-    SELECT {COMPUTE_UDF}({udf_args.format(want=want)}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+    SELECT {udf_name(system, "compute")}({udf_args.format(want=want)}) AS token FROM duckrate_token AS k, duckrate_collected AS c
 )"""
 
 
 def rows_select(source: str, tokens: str) -> str:
     """The replay rows of the results in ``source`` from the token in ``tokens`` (see
     :func:`.replay_udf.rows_select`)."""
-    passthrough = ("league", "contest_id", "played_at", "player", "rank")
+    passthrough = PASSTHROUGH_COLUMNS
     outputs = ", ".join(f"z.{name}" if name in passthrough else f"z.f.{name} AS {name}" for name in OUTPUT_COLUMNS)
     return f"""SELECT {outputs}
 FROM (SELECT {", ".join(f"s.{name}" for name in passthrough)}, {FETCH_UDF}(t.token, {ROW_KEY}) AS f
       FROM {source} AS s CROSS JOIN {tokens} AS t) AS z"""
 
 
-def replay_macro_sql(with_state: bool = False) -> str:
-    """``CREATE TEMP MACRO elo_mmr_replay(tbl, <params>, priors := ..., state := ...) AS TABLE ...``; with
-    ``with_state``, ``elo_mmr_replay_and_state`` (the rows plus ``duckrate_state``, see
+def replay_macro_sql(system: ContestSystem, with_state: bool = False) -> str:
+    """``CREATE TEMP MACRO <system>_replay(tbl, <params>, priors := ..., state := ...) AS TABLE ...``; with
+    ``with_state``, ``<system>_replay_and_state`` (the rows plus ``duckrate_state``, see
     :func:`.replay_udf.macro_sql`)."""
-    head, udf_args = _macro("elo_mmr_replay" + ("_and_state" if with_state else ""))
+    head, udf_args = _macro(system, f"{system.name}_replay" + ("_and_state" if with_state else ""))
     rows = rows_select(RESULT_SOURCE, "duckrate_computed")
     if not with_state:
-        computed = _computed_cte(udf_args, "'rows'")
+        computed = _computed_cte(system, udf_args, "'rows'")
         return f"{head}, {computed}\n{rows}\n"
-    return f"""{head}, {_computed_cte(udf_args, "'rows_and_state'")}
+    return f"""{head}, {_computed_cte(system, udf_args, "'rows_and_state'")}
 ({rows})
 UNION ALL BY NAME
 (SELECT unnest({TAKE_STATE_UDF}(c.token)) AS duckrate_state FROM duckrate_computed AS c)
 """
 
 
-def token_macro_sql() -> str:
-    """``duckrate_elo_mmr_token(tbl, <params>, priors, state, want := 'rows_and_state')`` (see
+def token_macro_sql(system: ContestSystem) -> str:
+    """``duckrate_<system>_token(tbl, <params>, priors, state, want := 'rows_and_state')`` (see
     :func:`.replay_udf.token_macro_sql`)."""
-    head, udf_args = _macro("duckrate_elo_mmr_token", extra=", want := 'rows_and_state'")
+    head, udf_args = _macro(system, f"duckrate_{system.name}_token", extra=", want := 'rows_and_state'")
     return f"""{head}
-SELECT {COMPUTE_UDF}({udf_args.format(want="want")}) AS token FROM duckrate_token AS k, duckrate_collected AS c
+SELECT {udf_name(system, "compute")}({udf_args.format(want="want")}) AS token FROM duckrate_token AS k, duckrate_collected AS c
 """
 
 
-def rows_macro_sql() -> str:
-    """``duckrate_elo_mmr_rows(tbl, tokens)``: the replay rows of ``tbl`` from the token in ``tokens``."""
+def rows_macro_sql(system: ContestSystem) -> str:
+    """``duckrate_<system>_rows(tbl, tokens)``: the replay rows of ``tbl`` from the token in ``tokens``."""
     return f"""
-CREATE OR REPLACE TEMP MACRO duckrate_elo_mmr_rows(tbl, tokens) AS TABLE
+CREATE OR REPLACE TEMP MACRO duckrate_{system.name}_rows(tbl, tokens) AS TABLE
 {rows_select(RESULT_SOURCE, "query_table(tokens)")}
 """
 
 
-def state_macro_sql() -> str:
-    """``elo_mmr_state(tbl, <params>, priors, state)``: the state table after the contests of ``tbl``,
-    continuing ``state`` when given (see systems/_contest_state.py)."""
-    head, udf_args = _macro("elo_mmr_state")
-    return f"""{head}, {_computed_cte(udf_args, "'state'")}
+def state_macro_sql(system: ContestSystem) -> str:
+    """``<system>_state(tbl, <params>, priors, state)``: the state table after the contests of ``tbl``,
+    continuing ``state`` when given."""
+    head, udf_args = _macro(system, f"{system.name}_state")
+    return f"""{head}, {_computed_cte(system, udf_args, "'state'")}
 SELECT unnest({TAKE_STATE_UDF}(c.token), recursive := true) FROM duckrate_computed AS c
 """
 
 
-def check_macro_sql() -> str:
-    """``elo_mmr_resume_check(tbl, <params>, priors, state)``: one row, ``reason`` why ``state`` cannot be
+def check_macro_sql(system: ContestSystem) -> str:
+    """``<system>_resume_check(tbl, <params>, priors, state)``: one row, ``reason`` why ``state`` cannot be
     continued with the contests of ``tbl`` (NULL when it can)."""
-    head, udf_args = _macro("elo_mmr_resume_check")
+    head, udf_args = _macro(system, f"{system.name}_resume_check")
     return f"""{head}
-SELECT {CHECK_UDF}({udf_args.format(want="'rows'")}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
+SELECT {udf_name(system, "check")}({udf_args.format(want="'rows'")}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
 """
 
 
@@ -218,7 +224,7 @@ MARTS = (
     Mart(
         name="contest_metrics",
         fields=("system", "league", "seq", "player", "rank", "rating_before"),
-        parameters=(("min_contests", "5"), ("warmup", "0.1")),
+        parameters=(contest_evaluation.MIN_CONTESTS, contest_evaluation.CONTEST_WARMUP),
         returns=(
             ("league", "VARCHAR"),
             ("system", "VARCHAR"),

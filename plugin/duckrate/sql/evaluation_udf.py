@@ -16,6 +16,9 @@ import polars as pl
 import pyarrow as pa
 
 from ..errors import DuckrateInputError
+from ..evaluation.calibration import BINS, MAX_SD, MIN_GAMES, WARMUP
+from ..evaluation.loss_curve import POINTS
+from ..parameters import Parameter
 from ._lists import map_list_rows, whole
 
 # Columns of the replay table the marts read; absent optional ones arrive as NULL.
@@ -24,11 +27,11 @@ OPTIONAL_REPLAY_COLUMNS = "SELECT NULL::VARCHAR AS system, NULL::VARCHAR AS leag
 
 @dataclass(frozen=True)
 class Mart:
-    """A mart function: what it reads, its parameters (name, SQL default), what it returns."""
+    """A mart function: what it reads, its parameters, what it returns."""
 
     name: str
     fields: tuple[str, ...]
-    parameters: tuple[tuple[str, str], ...]
+    parameters: tuple[Parameter, ...]
     returns: tuple[tuple[str, str], ...]
     compute: Callable[..., pl.DataFrame] | None  # None: computed in SQL (:mod:`.mart_sql`), no UDF
     # returns: the output columns; their types type the UDF's result (a SQL mart's last_played_at keeps the
@@ -126,7 +129,7 @@ MARTS = (
     Mart(
         name="calibration_bins",
         fields=("system", "league", "seq", "score_a", "expected_a"),
-        parameters=(("bins", "10"),),
+        parameters=(BINS,),
         returns=(
             ("league", "VARCHAR"),
             ("system", "VARCHAR"),
@@ -152,7 +155,7 @@ MARTS = (
             "sd_a_before",
             "sd_b_before",
         ),
-        parameters=(("min_games", "10"), ("max_sd", "NULL"), ("warmup", "0.0")),
+        parameters=(MIN_GAMES, MAX_SD, WARMUP),
         returns=(
             ("league", "VARCHAR"),
             ("system", "VARCHAR"),
@@ -168,7 +171,7 @@ MARTS = (
     Mart(
         name="loss_curve",
         fields=("system", "league", "seq", "player_a", "player_b", "score_a", "expected_a"),
-        parameters=(("points", "200"),),
+        parameters=(POINTS,),
         returns=(
             ("league", "VARCHAR"),
             ("system", "VARCHAR"),
@@ -216,14 +219,14 @@ def replay_source(mart: Mart) -> str:
 
 def signature(mart: Mart) -> str:
     """``tbl, <parameter> := <default>, ..., system := NULL``: a mart macro's parameters, from :data:`MARTS`."""
-    return "tbl" + "".join(f", {name} := {default}" for name, default in mart.parameters) + ", system := NULL"
+    return "tbl" + "".join(f", {p.name} := {p.sql_default}" for p in mart.parameters) + ", system := NULL"
 
 
 def macro_sql(mart: Mart) -> str:
     """``CREATE TEMP MACRO <mart>(tbl, <params>, system := NULL) AS TABLE ...`` over the mart's UDF. ``system``
     names the system of a replay table without a ``system`` column (e.g. ``contest_metrics('replay',
     system := 'elo_mmr')``)."""
-    args = "".join(f", {name}" for name, _ in mart.parameters)
+    args = "".join(f", {p.name}" for p in mart.parameters)
     fields = ", ".join(f"{name} := r.{name}" for name in mart.fields)
     return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
 WITH packed AS (SELECT list(struct_pack({fields})) AS replay_list FROM {replay_source(mart)} AS r),

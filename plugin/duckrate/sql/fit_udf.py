@@ -18,21 +18,9 @@ from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, collected_columns, nam
 
 UDF_NAME = "duckrate_bt_fit_udf"
 # (name, SQL default) in the UDF's argument order; priors is the macro's table argument.
-PARAMETERS = (
-    ("prior_sd", "NULL"),
-    ("method", "'newton'"),
-    ("home_advantage", "false"),
-    ("anchor_player", "NULL::VARCHAR"),
-    ("anchor_rating", "1500.0"),
-    ("uncertainty", "'auto'"),
-    ("resamples", "100"),
-    ("seed", "0"),
-    ("tol", "1e-9"),
-    ("max_iter", "NULL"),
-)
+PARAMETERS = tuple((p.name, p.sql_default) for p in BT_FIT.parameters)
 _SQL_TYPES = {pa.string(): "VARCHAR", pa.float64(): "DOUBLE", pa.int64(): "BIGINT", pa.bool_(): "BOOLEAN"}
 RETURN_TYPE = "STRUCT(" + ", ".join(f"{f.name} {_SQL_TYPES[f.type]}" for f in OUTPUT_SCHEMA) + ")[]"
-assert {name for name, _ in PARAMETERS} == {p.name for p in BT_FIT.parameters} | {"home_advantage", "anchor_player"}
 
 
 def make_udf():

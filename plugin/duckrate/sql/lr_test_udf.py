@@ -8,6 +8,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
+from ..parameters import sql_parameter_list
 from ._lists import lists_of, whole
 from .bridge import collected_ctes
 from .replay_udf import MATCH_SOURCE, collected_columns
@@ -47,7 +48,7 @@ def make_udf():
 
 def macro_sql() -> str:
     """``CREATE TEMP MACRO bt_lr_test(tbl, seed := 0, ...) AS TABLE ...``."""
-    params = ", ".join(f"{p.name} := {p.default!r}" for p in PARAMETERS)
+    params = sql_parameter_list(PARAMETERS)
     args = ", ".join(p.name for p in PARAMETERS)
     fields = ", ".join(f"m.{name}" for name in FIELDS)
     parts = {"input": f"(SELECT {fields} FROM {MATCH_SOURCE} AS m)"}

@@ -12,7 +12,7 @@ from collections.abc import Callable
 import duckdb
 import pyarrow as pa
 
-from ..systems import REPLAY_SYSTEMS
+from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, mart_sql, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
@@ -74,8 +74,21 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     for mart in [mart for mart in evaluation_udf.MARTS + contest_udf.MARTS if mart.compute is not None]:
         udfs.append((mart.udf_name, lambda mart=mart: evaluation_udf.make_udf(mart), mart.return_type))
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
-    udfs.append((contest_udf.COMPUTE_UDF, contest_udf.make_compute_udf, "BIGINT"))
-    udfs.append((contest_udf.CHECK_UDF, contest_udf.make_check_udf, "VARCHAR"))
+    for system in CONTEST_SYSTEMS:
+        udfs.append(
+            (
+                contest_udf.udf_name(system, "compute"),
+                lambda system=system: contest_udf.make_compute_udf(system),
+                "BIGINT",
+            )
+        )
+        udfs.append(
+            (
+                contest_udf.udf_name(system, "check"),
+                lambda system=system: contest_udf.make_check_udf(system),
+                "VARCHAR",
+            )
+        )
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
     return udfs
 
@@ -129,12 +142,13 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     for mart in evaluation_udf.MARTS + contest_udf.MARTS:
         con.execute(mart_sql.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
-    con.execute(contest_udf.replay_macro_sql())
-    con.execute(contest_udf.replay_macro_sql(with_state=True))
-    con.execute(contest_udf.state_macro_sql())
-    con.execute(contest_udf.check_macro_sql())
-    con.execute(contest_udf.token_macro_sql())
-    con.execute(contest_udf.rows_macro_sql())
+    for system in CONTEST_SYSTEMS:
+        con.execute(contest_udf.replay_macro_sql(system))
+        con.execute(contest_udf.replay_macro_sql(system, with_state=True))
+        con.execute(contest_udf.state_macro_sql(system))
+        con.execute(contest_udf.check_macro_sql(system))
+        con.execute(contest_udf.token_macro_sql(system))
+        con.execute(contest_udf.rows_macro_sql(system))
     con.execute(fit_udf.macro_sql())
 
 

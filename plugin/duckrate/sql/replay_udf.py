@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from ..parameters import sql_parameter_list
 from ..systems._replay import (
     COMPUTED_COLUMNS,
     DEFAULT_CHUNK_ROWS,
@@ -385,7 +386,7 @@ def taken_state_cte(tokens: str) -> str:
 def _macro(system: ReplaySystem, name: str, extra: str = "") -> tuple[str, str]:
     """The ``CREATE ... MACRO name(tbl, <params>, priors, state[, extra]) AS TABLE WITH <collected input,
     state and priors>, <names>`` head, and the compute UDF's arguments (``{want}`` left to fill in)."""
-    params = ", ".join(f"{p.name} := {'NULL' if p.default is None else repr(p.default)}" for p in system.parameters)
+    params = sql_parameter_list(system.parameters)
     args = ", ".join(p.name for p in system.parameters)
     read = state_read_sql(_player_keys(False), _player_keys(True) if system.pair_state else None)
     parts = {"input": packed_matches_sql(), "state": "duckrate_state_read", "priors": PRIORS_SOURCE}

@@ -25,8 +25,9 @@ import numpy as np
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
+from ..parameters import Parameter
 from ._periods import periodic_order
-from ._replay import Parameter, kernel_outputs, new_outputs
+from ._replay import kernel_outputs, new_outputs
 
 # Parameters of both systems (in each system's list in this order: initial, rd, ..., rd_min, period_length).
 INITIAL = Parameter("initial", 1500.0, "a finite starting rating")

@@ -7,18 +7,16 @@ built from that one declaration, so a parameter's default or check lives in one 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from decimal import Decimal
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
+from ..parameters import Signature
 from ..priors import prior_columns
 from ._chunks import check_chunk_size, replay_in_chunks
 from ._state import (
@@ -89,63 +87,12 @@ def kernel_outputs(outputs: dict[str, np.ndarray | None]) -> list[np.ndarray]:
     return [values for values in outputs.values() if values is not None]
 
 
-@dataclass(frozen=True)
-class Parameter:
-    """A named replay parameter: its default (None = NULL), what is expected, and a validity check.
+@dataclass(frozen=True, kw_only=True)
+class ReplaySystem(Signature):
+    """A rating system replayed over matches in time order: its :class:`Signature` (name, parameters,
+    check) and how it runs."""
 
-    A number by default (passed to the system as a float, or an int when ``integer``); with ``choices``,
-    one of those strings (matched case-insensitively, passed in lower case).
-    """
-
-    name: str
-    default: float | str | None
-    expected: str
-    valid: Callable[[float], bool] = field(default=lambda value: math.isfinite(value))
-    nullable: bool = False
-    choices: tuple[str, ...] | None = None
-    integer: bool = False
-
-
-def resolve_parameters(owner: str, parameters: tuple[Parameter, ...], given: dict) -> dict:
-    """``parameters``' defaults overlaid with ``given``, each value checked against its declaration;
-    raises :class:`DuckrateInputError` naming ``owner`` on an unknown name or a bad value."""
-    known = {p.name: p for p in parameters}
-    unknown = sorted(set(given) - set(known))
-    if unknown:
-        raise DuckrateInputError(
-            f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}"
-        )
-    params = {}
-    for name, parameter in known.items():
-        value = given.get(name, parameter.default)
-        if value is None:
-            if not parameter.nullable:
-                raise DuckrateInputError(f"{owner}: parameter {name} is NULL; expected {parameter.expected}")
-            params[name] = None
-            continue
-        if parameter.choices is not None:
-            if not isinstance(value, str) or value.lower() not in parameter.choices:
-                raise DuckrateInputError(f"{owner}: parameter {name} = {value!r}; expected {parameter.expected}")
-            params[name] = value.lower()
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, np.integer, np.floating)):
-            raise DuckrateInputError(f"{owner}: parameter {name} = {value!r}; expected {parameter.expected}")
-        given_value, value = value, float(value)
-        if not parameter.valid(value) or (parameter.integer and not value.is_integer()):
-            shown = given_value if isinstance(given_value, (int, np.integer)) else value
-            raise DuckrateInputError(f"{owner}: parameter {name} = {shown!r}; expected {parameter.expected}")
-        params[name] = int(value) if parameter.integer else value
-    return params
-
-
-@dataclass(frozen=True)
-class ReplaySystem:
-    """A rating system replayed over matches in time order."""
-
-    name: str
-    parameters: tuple[Parameter, ...]
     run: Callable[[PreparedMatches, dict | None, dict], dict[str, np.ndarray | None]]
-    check: Callable[[dict], None] = field(default=lambda params: None)
     has_sd: bool = True  # False: the sd_* columns are NULL (the SQL macro writes them, the UDF skips them)
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
@@ -160,16 +107,6 @@ class ReplaySystem:
     check_resume: Callable[[PreparedMatches, dict, StartState], str | None] = field(
         default=lambda prepared, params, start: None
     )
-
-    @property
-    def defaults(self) -> dict[str, float | None]:
-        return {p.name: p.default for p in self.parameters}
-
-    def resolve(self, given: dict) -> dict:
-        """Defaults overlaid with ``given``, each value checked; raises on unknown or bad values."""
-        params = resolve_parameters(self.name, self.parameters, given)
-        self.check(params)
-        return params
 
 
 def run_replay(

@@ -50,6 +50,7 @@ from numba import prange
 from .._numba import kernel, parallel_kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
+from ..parameters import Parameter
 from ..priors import check_positive_priors, initial_states, prior_columns
 from ._chance_drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
 from ._chance_grid import (
@@ -74,7 +75,7 @@ from ._chance_grid import (
 from ._chance_laplace import grid_cdf_sums
 from ._chance_lowrank import factors, lowrank_pair, lowrank_single, transposed
 from ._chance_naive import toeplitz_apply
-from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 from ._state import EndState, StartState, StateField, fresh_start, used_slots
 
 ALGORITHMS = ("naive", "fast", "laplace")

@@ -17,8 +17,9 @@ import polars as pl
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
+from ..parameters import Parameter
 from ..priors import initial_states
-from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 from ._state import EndState, StartState, StateField, league_players
 
 

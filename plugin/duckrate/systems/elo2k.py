@@ -30,9 +30,10 @@ import polars as pl
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
+from ..parameters import Parameter
 from ..priors import reject_priors
 from ._player_seeds import player_digests, uniform_rows
-from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 from ._state import EndState, StartState, StateField, league_players
 from .elo import ELO, _check_resume  # the same refusal: a decaying schedule whose N (league players) changed
 

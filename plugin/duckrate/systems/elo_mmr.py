@@ -36,6 +36,7 @@ import pyarrow as pa
 from .._numba import kernel
 from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
 from ..errors import DuckrateInputError
+from ..parameters import Parameter
 from ..priors import check_positive_priors, initial_states, prior_columns
 from ._chunks import check_chunk_size, replay_in_chunks
 from ._contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
@@ -50,8 +51,9 @@ from ._mmr_history import (
     robust_average,
 )
 from ._mmr_phase1 import performances_exact, performances_subsampled
-from ._replay import DEFAULT_CHUNK_ROWS, Parameter, ReplaySystem
+from ._replay import DEFAULT_CHUNK_ROWS
 from ._state import RebuildRequired, state_frame
+from .contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, ContestSystem
 
 # The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
 # who plays every contest, i.e. γ = σ∞²/√(β² - σ∞²) ≈ 34.915 per contest.
@@ -60,22 +62,6 @@ SIG_LIMIT = 80.0
 DRIFT = SIG_LIMIT**2 / math.sqrt(BETA**2 - SIG_LIMIT**2)
 HISTORY_TOLERANCE = 1e-12
 SERIES_TOLERANCE = 1e-11  # bound on the truncation error of log G and log H (fast phase 1)
-
-OUTPUT_COLUMNS = (
-    "league",
-    "contest_id",
-    "played_at",
-    "player",
-    "rank",
-    "n_players",
-    "performance",
-    "rating_before",
-    "sd_before",
-    "rating_after",
-    "sd_after",
-    "seq",
-)
-COMPUTED_COLUMNS = ("n_players", "performance", "rating_before", "sd_before", "rating_after", "sd_after", "seq")
 
 _UNITS_PER_DAY = {
     "days": 1.0,
@@ -96,52 +82,6 @@ def _check(params: dict) -> None:
         raise DuckrateInputError(
             f"elo_mmr: parameter max_opponents = {params['max_opponents']}; expected an integer >= 2 or NULL"
         )
-
-
-ELO_MMR = ReplaySystem(
-    name="elo_mmr",
-    parameters=(
-        Parameter(
-            "variant", "logistic", "'logistic' (Elo-MMR(ρ)) or 'gaussian' (Elo-MMχ)", choices=("logistic", "gaussian")
-        ),
-        Parameter("initial", 1500.0, "a finite newcomer rating"),
-        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", lambda v: math.isfinite(v) and v > 0),
-        Parameter("beta", BETA, "a finite performance sd β > 0", lambda v: math.isfinite(v) and v > 0),
-        Parameter("drift", DRIFT, "a finite drift sd γ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
-        Parameter(
-            "drift_per_day",
-            0.0,
-            "a finite drift sd >= 0 per day (per unit of an integer played_at)",
-            lambda v: math.isfinite(v) and v >= 0,
-        ),
-        Parameter("rho", 1.0, "a transfer rate ρ >= 0 (may be infinite)", _nonnegative),
-        Parameter(
-            "max_history",
-            None,
-            "an integer >= 1, or NULL for no cap",
-            lambda v: math.isfinite(v) and v >= 1,
-            nullable=True,
-            integer=True,
-        ),
-        Parameter(
-            "max_opponents",
-            None,
-            "an integer >= 2, or NULL for every opponent",
-            lambda v: math.isfinite(v) and v >= 2,
-            nullable=True,
-            integer=True,
-        ),
-        Parameter(
-            "history_tolerance",
-            HISTORY_TOLERANCE,
-            "a finite tolerance in [0, 1)",
-            lambda v: math.isfinite(v) and 0 <= v < 1,
-        ),
-        Parameter("algorithm", "fast", "'fast' or 'exact' (phase 1)", choices=("fast", "exact")),
-    ),
-    run=lambda prepared, priors, params: None,  # contests run through run_elo_mmr, not the match replay
-    check=_check,
-)
 
 
 def contest_scales(beta: float, drift: float, weight: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -505,3 +445,52 @@ def elo_mmr(
         history_tolerance=history_tolerance,
         algorithm=algorithm,
     )[0]
+
+
+# The registered contest system (systems/contest_system.py): its parameters and the functions above.
+ELO_MMR = ContestSystem(
+    name="elo_mmr",
+    parameters=(
+        Parameter(
+            "variant", "logistic", "'logistic' (Elo-MMR(ρ)) or 'gaussian' (Elo-MMχ)", choices=("logistic", "gaussian")
+        ),
+        Parameter("initial", 1500.0, "a finite newcomer rating"),
+        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("beta", BETA, "a finite performance sd β > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("drift", DRIFT, "a finite drift sd γ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
+        Parameter(
+            "drift_per_day",
+            0.0,
+            "a finite drift sd >= 0 per day (per unit of an integer played_at)",
+            lambda v: math.isfinite(v) and v >= 0,
+        ),
+        Parameter("rho", 1.0, "a transfer rate ρ >= 0 (may be infinite)", _nonnegative),
+        Parameter(
+            "max_history",
+            None,
+            "an integer >= 1, or NULL for no cap",
+            lambda v: math.isfinite(v) and v >= 1,
+            nullable=True,
+            integer=True,
+        ),
+        Parameter(
+            "max_opponents",
+            None,
+            "an integer >= 2, or NULL for every opponent",
+            lambda v: math.isfinite(v) and v >= 2,
+            nullable=True,
+            integer=True,
+        ),
+        Parameter(
+            "history_tolerance",
+            HISTORY_TOLERANCE,
+            "a finite tolerance in [0, 1)",
+            lambda v: math.isfinite(v) and 0 <= v < 1,
+        ),
+        Parameter("algorithm", "fast", "'fast' or 'exact' (phase 1)", choices=("fast", "exact")),
+    ),
+    check=_check,
+    replay=replay_elo_mmr,
+    resume_problem=elo_mmr_resume_problem,
+    with_state=elo_mmr_with_state,
+)

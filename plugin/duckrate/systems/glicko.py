@@ -23,6 +23,7 @@ import polars as pl
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
+from ..parameters import Parameter
 from ..priors import check_positive_priors, initial_states
 from ._glicko_common import (
     CARRIED_FIELDS,
@@ -39,7 +40,7 @@ from ._glicko_common import (
     run_periodic,
 )
 from ._periods import row_periods
-from ._replay import Parameter, ReplaySystem, replay_frame
+from ._replay import ReplaySystem, replay_frame
 from ._state import EndState, StartState, StateField
 
 Q = math.log(10.0) / 400.0  # 0.00575646273...

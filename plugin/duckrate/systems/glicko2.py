@@ -24,6 +24,7 @@ import polars as pl
 
 from .._numba import kernel
 from ..matches import PreparedMatches
+from ..parameters import Parameter
 from ..priors import check_positive_priors, initial_states
 from ._glicko_common import (
     CARRIED_FIELDS,
@@ -40,7 +41,7 @@ from ._glicko_common import (
     run_periodic,
 )
 from ._periods import row_periods
-from ._replay import Parameter, ReplaySystem, replay_frame
+from ._replay import ReplaySystem, replay_frame
 from ._state import EndState, StartState, StateField
 
 SCALE = 173.7178  # Glicko-2 step 2: display points per Glicko-2 unit

@@ -23,8 +23,9 @@ import pyarrow.compute as pc
 
 from .._numba import kernel
 from ..matches import PreparedMatches
+from ..parameters import Parameter
 from ..priors import reject_priors
-from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 from ._state import EndState, StartState, StateField
 
 

@@ -31,8 +31,9 @@ import polars as pl
 from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches, _row_key, reject_weights
+from ..parameters import Parameter
 from ..priors import check_positive_priors, initial_states
-from ._replay import Parameter, ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 from ._state import EndState, StartState, StateField
 
 _SQRT_HALF = math.sqrt(0.5)

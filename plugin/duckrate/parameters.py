@@ -1,0 +1,117 @@
+"""Parameters of every computation (replays, contest replays, fits, tests, marts): one declaration each.
+
+A :class:`Parameter` holds a parameter's name, its default, what is expected (the text of the error a bad
+value gets) and its check; a :class:`Signature` is a computation's name and parameter list. The Python
+functions, the SQL macros (their ``name := default`` list, from :attr:`Parameter.sql_default`), the dbt
+models and the reference in docs/ all take their defaults from these declarations.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from decimal import Decimal
+
+import numpy as np
+
+from .errors import DuckrateInputError
+
+
+@dataclass(frozen=True)
+class Parameter:
+    """A named parameter: its default (None = NULL), what is expected, and a validity check.
+
+    A number by default (passed on as a float, or an int when ``integer``); with ``choices``, one of those
+    strings (matched case-insensitively, passed in lower case); a ``boolean`` (NULL means the default); or
+    ``text`` (any string, e.g. a player's name).
+    """
+
+    name: str
+    default: float | str | bool | None
+    expected: str
+    valid: Callable[[float], bool] = field(default=lambda value: math.isfinite(value))
+    nullable: bool = False
+    choices: tuple[str, ...] | None = None
+    integer: bool = False
+    boolean: bool = False
+    text: bool = False
+
+    @property
+    def sql_default(self) -> str:
+        """The default as a SQL literal, for a macro's ``name := default``."""
+        value = self.default
+        if value is None:
+            return "NULL::VARCHAR" if self.text else "NULL"
+        if isinstance(value, bool):
+            return "true" if value else "false"
+        if isinstance(value, str):
+            return "'" + value.replace("'", "''") + "'"
+        if isinstance(value, float) and not math.isfinite(value):
+            return f"'{value}'::DOUBLE"
+        return repr(value)
+
+    def check(self, owner: str, value):
+        """``value`` (None = NULL) checked against this declaration and converted; raises
+        :class:`DuckrateInputError` naming ``owner``."""
+        if value is None:
+            if self.boolean:
+                return self.default
+            if not self.nullable:
+                raise DuckrateInputError(f"{owner}: parameter {self.name} is NULL; expected {self.expected}")
+            return None
+        if self.boolean:
+            if not isinstance(value, (bool, np.bool_)):
+                raise DuckrateInputError(f"{owner}: parameter {self.name} = {value!r}; expected {self.expected}")
+            return bool(value)
+        if self.text:
+            if not isinstance(value, str):
+                raise DuckrateInputError(f"{owner}: parameter {self.name} = {value!r}; expected {self.expected}")
+            return value
+        if self.choices is not None:
+            if not isinstance(value, str) or value.lower() not in self.choices:
+                raise DuckrateInputError(f"{owner}: parameter {self.name} = {value!r}; expected {self.expected}")
+            return value.lower()
+        if isinstance(value, bool) or not isinstance(value, (int, float, Decimal, np.integer, np.floating)):
+            raise DuckrateInputError(f"{owner}: parameter {self.name} = {value!r}; expected {self.expected}")
+        given_value, value = value, float(value)
+        if not self.valid(value) or (self.integer and not value.is_integer()):
+            shown = given_value if isinstance(given_value, (int, np.integer)) else value
+            raise DuckrateInputError(f"{owner}: parameter {self.name} = {shown!r}; expected {self.expected}")
+        return int(value) if self.integer else value
+
+
+def resolve_parameters(owner: str, parameters: tuple[Parameter, ...], given: dict) -> dict:
+    """``parameters``' defaults overlaid with ``given``, each value checked against its declaration;
+    raises :class:`DuckrateInputError` naming ``owner`` on an unknown name or a bad value."""
+    known = {p.name: p for p in parameters}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise DuckrateInputError(
+            f"{owner}: unknown parameter(s) {', '.join(unknown)}; expected some of {', '.join(known)}"
+        )
+    return {name: parameter.check(owner, given.get(name, parameter.default)) for name, parameter in known.items()}
+
+
+def sql_parameter_list(parameters: tuple[Parameter, ...]) -> str:
+    """``a := 1, b := 'x', ...``: a table macro's named parameters with their defaults."""
+    return ", ".join(f"{p.name} := {p.sql_default}" for p in parameters)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Signature:
+    """A computation's name and parameters, with a check of the resolved values as a whole."""
+
+    name: str
+    parameters: tuple[Parameter, ...]
+    check: Callable[[dict], None] = field(default=lambda params: None)
+
+    @property
+    def defaults(self) -> dict[str, float | str | bool | None]:
+        return {p.name: p.default for p in self.parameters}
+
+    def resolve(self, given: dict) -> dict:
+        """Defaults overlaid with ``given``, each value checked; raises on unknown or bad values."""
+        params = resolve_parameters(self.name, self.parameters, given)
+        self.check(params)
+        return params

@@ -1,0 +1,99 @@
+"""docs/reference.md, generated from the registries (:mod:`duckrate.registry`): every macro's parameters with
+their defaults and what they accept, and its output columns. ``python -m duckrate.cli reference`` writes it;
+a test fails when the file in the repository is stale."""
+
+from __future__ import annotations
+
+from .fits.bradley_terry import OUTPUT_SCHEMA as BT_FIT_COLUMNS
+from .fits.bt_lr_test import OUTPUT_SCHEMA as BT_LR_TEST_COLUMNS
+from .parameters import Parameter
+from .registry import CONTEST_SYSTEMS, FITS, MARTS, REPLAY_SYSTEMS, TESTS
+from .systems._replay import OUTPUT_COLUMNS as REPLAY_COLUMNS
+from .systems._replay import SD_COLUMNS
+from .systems.contest_system import OUTPUT_COLUMNS as CONTEST_COLUMNS
+
+HEADER = """# Reference: every macro, its parameters and its columns
+
+Generated from duckrate's registries by `python -m duckrate.cli reference` (do not edit by hand; a test
+fails when this file is stale). Every SQL macro takes its parameters by name (`k := 24`); the Python
+function of the same name (`duckrate.elo(matches, k=24)`) takes the same names with the same defaults.
+Defaults are shown as SQL literals (NULL = none). Replays and fits also take `priors := '<table>'` where
+the system has priors (see sql.md). The prose on each system is in [sql.md](sql.md),
+[contests.md](contests.md) and [bradley-terry.md](bradley-terry.md); the sources in [papers.md](papers.md).
+"""
+
+
+def _parameter_rows(parameters: tuple[Parameter, ...]) -> list[str]:
+    if not parameters:
+        return ["No parameters."]
+    rows = ["| parameter | default | accepts |", "| --- | --- | --- |"]
+    rows += [f"| `{p.name}` | `{p.sql_default}` | {p.expected.replace('|', '/')} |" for p in parameters]
+    return rows
+
+
+def _columns(names) -> str:
+    return "Columns: " + ", ".join(f"`{name}`" for name in names) + "."
+
+
+def _section(title: str, call: str, python: str | None, parameters, columns: str, note: str = "") -> list[str]:
+    lines = [f"### {title}", "", f"SQL: `{call}`" + (f"; Python: `{python}`" if python else "") + ".", ""]
+    lines += _parameter_rows(parameters)
+    lines += ["", columns + (" " + note if note else ""), ""]
+    return lines
+
+
+def reference_markdown() -> str:
+    """The text of docs/reference.md."""
+    lines = [HEADER, "## Two-player replays (over matches)", ""]
+    for system in REPLAY_SYSTEMS:
+        note = "" if system.has_sd else f"No sd: {', '.join(f'`{c}`' for c in SD_COLUMNS)} are NULL."
+        lines += _section(
+            f"`{system.name}_replay`",
+            f"SELECT * FROM {system.name}_replay('matches', ...)",
+            f"duckrate.{system.name}(matches, ...)",
+            system.parameters,
+            _columns(REPLAY_COLUMNS),
+            note,
+        )
+    lines += ["## Contest replays (over ranked results)", ""]
+    for system in CONTEST_SYSTEMS:
+        lines += _section(
+            f"`{system.name}_replay`",
+            f"SELECT * FROM {system.name}_replay('contest_results', ...)",
+            f"duckrate.{system.name}(results, ...)",
+            system.parameters,
+            _columns(CONTEST_COLUMNS),
+        )
+    lines += ["## Batch fits", ""]
+    for fit in FITS:
+        lines += _section(
+            f"`{fit.name}`",
+            f"SELECT * FROM {fit.name}('matches', ...)",
+            f"duckrate.{fit.name}(matches, ...)",
+            fit.parameters,
+            _columns(BT_FIT_COLUMNS.names),
+        )
+    lines += ["## Tests of the model", ""]
+    for test in TESTS:
+        lines += _section(
+            f"`{test.name}`",
+            f"SELECT * FROM {test.name}('matches', ...)",
+            f"duckrate.{test.name}(matches, ...)",
+            test.parameters,
+            _columns(BT_LR_TEST_COLUMNS),
+        )
+    lines += [
+        "## Marts (over a replay table)",
+        "",
+        "Each also takes `system := NULL`, the label of a replay table's rows that have no `system` column.",
+        "",
+    ]
+    for mart in MARTS:
+        lines += _section(
+            f"`{mart.name}`",
+            f"SELECT * FROM {mart.name}('replay_table', ...)",
+            f"duckrate.{mart.name}(replay, ...)",
+            mart.parameters,
+            _columns(name for name, _ in mart.returns),
+        )
+    return "\n".join(lines).rstrip() + "\n"
