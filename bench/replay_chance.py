@@ -72,9 +72,9 @@ def _time(con, table: str, algorithm: str, repeats: int, expected_rows: int) -> 
 
 
 def run_child(args) -> int:
-    from duckrate.systems._chance_grid import grid
-    from duckrate.systems._chance_lowrank import factors
-    from duckrate.systems.chance import CHANCE
+    from duckrate.systems.chance.grid import grid
+    from duckrate.systems.chance.lowrank import factors
+    from duckrate.systems.chance.replay import CHANCE
 
     con = common.benchmark_connection(args.data)
     n = con.execute("SELECT count(*) FROM src.main.matches").fetchone()[0]

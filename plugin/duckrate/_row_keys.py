@@ -42,7 +42,7 @@ def _lookup_keys(values, keys, slots):
 
 
 def key_table(keys: np.ndarray) -> np.ndarray:
-    """The open-addressing slots of ``keys`` (distinct uint64), for :func:`codes_of_keys` and :func:`_positions`."""
+    """The open-addressing slots of ``keys`` (distinct uint64), for :func:`codes_of_keys` and :func:`key_positions`."""
     size = 1 << max(4, int(2 * max(len(keys), 1) - 1).bit_length())
     return _build_key_table(keys, size)
 
@@ -86,7 +86,7 @@ def _find(value, keys, anchor_keys, anchor_positions, anchors, slots):
 
 
 @kernel
-def _positions(values, keys, hint, anchor_keys, anchor_positions, anchors, slots):
+def key_positions(values, keys, hint, anchor_keys, anchor_positions, anchors, slots):
     """Position of each value in ``keys``: the slot right after the previous value's (the first value's
     guess is ``hint``), else :func:`_find`. Returns the positions (-1 where a value is not a key) and the
     index of the first value that needs the full table while it is not built (-1 when none did)."""

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DuckrateInputError
-from .matches import _encode, _single_chunk, _time_key, _time_unit, columns_from_polars, is_absent
+from .matches import columns_from_polars, encode_column, is_absent, single_chunk, time_key_of, time_unit_of
 
 REQUIRED_COLUMNS = ("contest_id", "played_at", "player", "rank")
 OPTIONAL_COLUMNS = ("league", "weight")
@@ -134,7 +134,7 @@ def _ranks(columns: dict, table: str) -> np.ndarray:
 def _league_codes(columns: dict, n_rows: int) -> tuple[np.ndarray, list]:
     if "league" not in columns or columns["league"].null_count == n_rows:
         return np.zeros(n_rows, dtype=np.int64), [None]
-    league, dictionary = _encode(pc.cast(columns["league"], pa.large_string()))
+    league, dictionary = encode_column(pc.cast(columns["league"], pa.large_string()))
     names = dictionary.to_pylist()
     if (league < 0).any():
         league = np.where(league < 0, len(names), league)
@@ -157,7 +157,7 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
         name; a rank that is not a whole number >= 1; a player listed twice in one contest; a contest whose
         rows disagree on ``played_at`` or ``weight``; a weight that is not finite and > 0.
     """
-    columns = {name: _single_chunk(array) for name, array in columns.items()}
+    columns = {name: single_chunk(array) for name, array in columns.items()}
     missing = [name for name in REQUIRED_COLUMNS if is_absent(columns, name)]
     if missing:
         raise DuckrateInputError(
@@ -170,7 +170,7 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
             _fail(columns, table, name, row, None, f"a non-NULL {name} (stage the table to drop or repair such rows)")
     n_rows = len(columns["contest_id"])
     rank = _ranks(columns, table)
-    player_code, players = _encode(_as_names(columns, table, "player"))
+    player_code, players = encode_column(_as_names(columns, table, "player"))
     # codes in name order, so nothing (state slots, the order of tied rows) depends on the input row order
     by_name = np.asarray(pc.sort_indices(players), dtype=np.int64)
     name_rank = np.empty_like(by_name)
@@ -180,7 +180,7 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
     if empty >= 0:
         _fail(columns, table, "player", int(np.flatnonzero(player_code == empty)[0]), "", "a non-empty player name")
     league, league_names = _league_codes(columns, n_rows)
-    time_key = _time_key(columns, table)
+    time_key = time_key_of(columns, table)
 
     contest_id = columns["contest_id"]
     if pa.types.is_dictionary(contest_id.type):
@@ -305,5 +305,5 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
         state_league=np.asarray(state_league, dtype=np.int64),
         state_player=np.asarray(state_player, dtype=np.int64),
         players=players,
-        time_unit=_time_unit(columns["played_at"].type),
+        time_unit=time_unit_of(columns["played_at"].type),
     )

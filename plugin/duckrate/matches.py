@@ -80,16 +80,16 @@ def columns_from_polars(frame: pl.DataFrame, table: str = "matches") -> dict[str
     """The frame's columns as Arrow arrays, keyed by name."""
     if not isinstance(frame, pl.DataFrame):
         raise DuckrateInputError(f"{table}: expected a polars DataFrame, got {type(frame).__name__}")
-    return {name: _single_chunk(frame[name].to_arrow()) for name in frame.columns}
+    return {name: single_chunk(frame[name].to_arrow()) for name in frame.columns}
 
 
-def _single_chunk(array) -> pa.Array:
+def single_chunk(array) -> pa.Array:
     if isinstance(array, pa.ChunkedArray):
         return array.combine_chunks() if array.num_chunks != 1 else array.chunk(0)
     return array
 
 
-def _row_key(columns: dict, row: int) -> str:
+def row_key_text(columns: dict, row: int) -> str:
     match_id = columns["match_id"][row].as_py() if "match_id" in columns else None
     if match_id is not None:
         return f"match_id={match_id!r}"
@@ -99,7 +99,7 @@ def _row_key(columns: dict, row: int) -> str:
 
 def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
     raise DuckrateInputError(
-        f"{table}: column '{column}' has {value!r} at {_row_key(columns, row)}; expected {expected}"
+        f"{table}: column '{column}' has {value!r} at {row_key_text(columns, row)}; expected {expected}"
     )
 
 
@@ -133,7 +133,7 @@ def _as_float64(columns: dict, table: str, name: str) -> np.ndarray:
     return np.array(values, dtype=np.float64, copy=True)
 
 
-def _time_key(columns: dict, table: str) -> np.ndarray:
+def time_key_of(columns: dict, table: str) -> np.ndarray:
     played_at = columns["played_at"]
     kind = played_at.type
     if pa.types.is_timestamp(kind) or pa.types.is_date(kind) or pa.types.is_integer(kind):
@@ -149,8 +149,8 @@ def _time_key(columns: dict, table: str) -> np.ndarray:
     )
 
 
-def _time_unit(kind: pa.DataType) -> str:
-    """What one unit of :func:`_time_key` is for a ``played_at`` of type ``kind``."""
+def time_unit_of(kind: pa.DataType) -> str:
+    """What one unit of :func:`time_key_of` is for a ``played_at`` of type ``kind``."""
     if pa.types.is_date(kind):
         return "days" if pa.types.is_date32(kind) else "milliseconds"
     if pa.types.is_timestamp(kind):
@@ -158,7 +158,7 @@ def _time_unit(kind: pa.DataType) -> str:
     return "integer"
 
 
-def _encode(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
+def encode_column(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
     encoded = pc.dictionary_encode(array)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()
@@ -270,7 +270,7 @@ def _player_codes(columns: dict, table: str, n_rows: int) -> tuple[np.ndarray, n
     """
     if "player_names" not in columns:
         names = pa.chunked_array([_as_names(columns, table, "player_a"), _as_names(columns, table, "player_b")])
-        codes, players = _encode(names)
+        codes, players = encode_column(names)
         return codes[:n_rows], codes[n_rows:], players
     lookup = columns["player_names"]
     keys = np.asarray(lookup.field("key"), dtype=np.uint64)
@@ -298,7 +298,7 @@ def _league_codes(columns: dict, n_rows: int) -> tuple[np.ndarray, list]:
             league = codes_of_keys(np.asarray(columns["league"], dtype=np.uint64), keys)
         league_names = lookup.field("name").cast(pa.large_string()).to_pylist()
     else:
-        league, dictionary = _encode(pc.cast(columns["league"], pa.large_string()))
+        league, dictionary = encode_column(pc.cast(columns["league"], pa.large_string()))
         league_names = dictionary.to_pylist()
     if (league < 0).any():
         league = np.where(league < 0, len(league_names), league)
@@ -329,7 +329,7 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
         On a missing column, a NULL key/player/score/time, an empty player name, a self-match, a score
         outside [0, 1] or NaN, a weight that is not positive and finite, or a duplicate ``match_id``.
     """
-    columns = {name: _single_chunk(array) for name, array in columns.items()}
+    columns = {name: single_chunk(array) for name, array in columns.items()}
     _check_present_and_not_null(
         columns, table, REQUIRED_COLUMNS, "a non-NULL {column} (stage the table to drop or repair such rows)"
     )
@@ -401,7 +401,7 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
         state_a, state_b, n_states = inverse[:n_rows], inverse[n_rows:], len(unique_keys)
         state_league, state_player = unique_keys // n_players, unique_keys % n_players
 
-    time_key = _time_key(columns, table)
+    time_key = time_key_of(columns, table)
     order = _replay_order(columns, table, time_key)
     return PreparedMatches(
         n_rows=n_rows,
@@ -418,7 +418,7 @@ def prepare_matches(columns: dict[str, pa.Array], table: str = "matches") -> Pre
         state_player=state_player,
         players=players,
         time_key=time_key,
-        time_unit=_time_unit(columns["played_at"].type),
+        time_unit=time_unit_of(columns["played_at"].type),
     )
 
 
@@ -432,6 +432,6 @@ def reject_weights(columns: dict, prepared: PreparedMatches, table: str, system:
     if bad.size:
         row = int(bad[0])
         raise DuckrateInputError(
-            f"{table}: column 'weight' has {float(weight[row])!r} at {_row_key(columns, row)}; "
+            f"{table}: column 'weight' has {float(weight[row])!r} at {row_key_text(columns, row)}; "
             f"{system} has no match weights; expected 1 or NULL (or drop the weight column)"
         )

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from .errors import DuckrateInputError
-from .matches import PreparedMatches, _single_chunk, columns_from_polars
+from .matches import PreparedMatches, columns_from_polars, single_chunk
 
 
 def prior_columns(priors) -> dict[str, pa.Array] | None:
@@ -23,7 +23,7 @@ def prior_columns(priors) -> dict[str, pa.Array] | None:
         return None
     if isinstance(priors, pl.DataFrame):
         return columns_from_polars(priors, table="player_priors")
-    return {name: _single_chunk(array) for name, array in priors.items()}
+    return {name: single_chunk(array) for name, array in priors.items()}
 
 
 def initial_states(

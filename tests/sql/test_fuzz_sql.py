@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 import duckrate
 from duckrate.fits.bt_lr_test import PARAMETERS as LR_TEST_PARAMETERS
 from duckrate.systems import REPLAY_SYSTEMS
-from duckrate.systems.elo_mmr import ELO_MMR
+from duckrate.systems.elo_mmr.replay import ELO_MMR
 
 FUZZ = settings(
     max_examples=120,

@@ -14,8 +14,8 @@ from scipy.optimize import minimize
 import duckrate
 from duckrate import DuckrateInputError
 from duckrate.fits import bt_theta
-from duckrate.fits._bt_pairs import pairs_from_rows
-from duckrate.fits._bt_solve import fit_pairs
+from duckrate.fits.bradley_terry.pairs import pairs_from_rows
+from duckrate.fits.bradley_terry.solve import fit_pairs
 from duckrate.synthetic import generate_matches
 
 POINTS = 400.0 / math.log(10.0)  # rating points per natural unit
@@ -461,7 +461,7 @@ def test_bad_parameters_are_named(games, kwargs, message):
 
 
 def test_unknown_parameter_and_bad_rows_are_named(games):
-    from duckrate.fits.bradley_terry import fit_columns
+    from duckrate.fits.bradley_terry.fit import fit_columns
     from duckrate.matches import columns_from_polars
 
     with pytest.raises(DuckrateInputError, match=r"unknown parameter\(s\) k;"):

@@ -11,8 +11,8 @@ from scipy import optimize, stats
 
 import duckrate
 from duckrate import DuckrateInputError
-from duckrate.fits._game_logistic import fit_games
 from duckrate.fits.bt_lr_test import TESTS, _matchmaking
+from duckrate.fits.game_logistic import fit_games
 from duckrate.synthetic import matrix_matches, win_matrix
 
 

@@ -13,8 +13,8 @@ import polars as pl
 import pytest
 
 import duckrate
-from duckrate.fits._bt_propagation import propagated_precisions, undirected_edges
-from duckrate.fits._bt_uncertainty import HESSIAN_MAX_PLAYERS
+from duckrate.fits.bradley_terry.propagation import propagated_precisions, undirected_edges
+from duckrate.fits.bradley_terry.uncertainty import HESSIAN_MAX_PLAYERS
 from duckrate.synthetic import generate_matches
 
 #: Per-player sd ratio sparse / dense on the synthetic leagues: belief propagation drops the returns around

@@ -32,16 +32,16 @@ from scipy import integrate
 from scipy.special import ndtr
 
 from duckrate import DuckrateInputError
-from duckrate.systems import _chance_lowrank
-from duckrate.systems._chance_drift import symmetric_taps
-from duckrate.systems._chance_grid import grid, grid_step, luck_table, prior_vector
-from duckrate.systems._chance_laplace import grid_cdf_sums, grid_pdf_sums, laplace_cdf_sums, laplace_pdf_sums
-from duckrate.systems._chance_lowrank import cross_approximation, factors
-from duckrate.systems._chance_naive import drift, posterior, toeplitz_apply
-from duckrate.systems.chance import CHANCE, chance, posteriors
+from duckrate.systems.chance import lowrank as _chance_lowrank
+from duckrate.systems.chance.drift import symmetric_taps
+from duckrate.systems.chance.grid import grid, grid_step, luck_table, prior_vector
+from duckrate.systems.chance.laplace import grid_cdf_sums, grid_pdf_sums, laplace_cdf_sums, laplace_pdf_sums
+from duckrate.systems.chance.lowrank import cross_approximation, factors
+from duckrate.systems.chance.naive import drift, posterior, toeplitz_apply
+from duckrate.systems.chance.replay import CHANCE, chance, posteriors
 
-# the module itself (``duckrate.systems.chance`` may also name the function once the package exports it)
-chance_module = importlib.import_module("duckrate.systems.chance")
+# the replay module itself: some of its helpers are tested directly
+chance_module = importlib.import_module("duckrate.systems.chance.replay")
 
 CONTRACT_COLUMNS = [
     "league",
@@ -732,7 +732,7 @@ _DETERMINISM_SCRIPT = textwrap.dedent(
     import polars as pl
     sys.path[:0] = sys.argv[1:]  # tests/unit (this module) and tests (its helpers)
     from test_chance import RANDOM_PRIORS, random_history
-    from duckrate.systems.chance import chance, posteriors
+    from duckrate.systems.chance.replay import chance, posteriors
     frame = random_history(31, n=400, scores=(0.0, 0.5, 1.0, 0.6))
     digest = hashlib.sha256()
     for params in ({}, {"algorithm": "naive", "grid_points": 257}, {"sigmoid": "laplace", "kernel": "laplace"}):

@@ -9,7 +9,7 @@ import polars as pl
 
 import duckrate
 from duckrate.synthetic import generate_matches
-from duckrate.systems.chance import waves
+from duckrate.systems.chance.replay import waves
 
 
 def test_waves_keep_each_players_order_and_never_share_a_player():

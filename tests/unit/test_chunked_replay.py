@@ -11,9 +11,9 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 import pytest
+from helpers.contest_cases import contest_history
 from helpers.state_cases import CASES, history
 from polars.testing import assert_frame_equal
-from test_elo_mmr_state import contest_history
 
 import duckrate
 from duckrate.errors import DuckrateInputError

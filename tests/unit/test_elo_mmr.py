@@ -16,10 +16,10 @@ from hypothesis import strategies as st
 import duckrate
 from duckrate import DuckrateInputError
 from duckrate.synthetic import generate_contests
-from duckrate.systems._mmr_fast import performances_fast
-from duckrate.systems._mmr_history import robust_average
-from duckrate.systems._mmr_phase1 import performances_exact
-from duckrate.systems.elo_mmr import BETA, DRIFT, ELO_MMR, contest_scales
+from duckrate.systems.elo_mmr.fast import performances_fast
+from duckrate.systems.elo_mmr.history import robust_average
+from duckrate.systems.elo_mmr.phase1 import performances_exact
+from duckrate.systems.elo_mmr.replay import BETA, DRIFT, ELO_MMR, contest_scales
 
 # elommr's defaults (the reference's older parameterisation): weight_limit 0.2, sig_limit 80, so
 # β = 80·√(1 + 1/0.2) and γ² = 0.2·80².

@@ -54,9 +54,9 @@ from .._numba import kernel, parallel_kernel
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
 from ..parameters import Parameter, Signature, resolve_parameters
 from ..systems.elo import elo_replay_kernel
-from ._bt_solve import bt_theta
-from ._game_logistic import fit_games, log_loss
-from ._league_games import league_rows, name_ordered_codes
+from .bradley_terry.solve import bt_theta
+from .game_logistic import fit_games, log_loss
+from .league_games import league_rows, name_ordered_codes
 
 TESTS = (
     "split",

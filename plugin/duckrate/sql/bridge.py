@@ -41,7 +41,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .._row_keys import _positions, anchor_table, key_table
+from .._row_keys import anchor_table, key_positions, key_table
 from ..errors import DuckrateInputError
 from ._lists import lists_of, whole
 
@@ -223,14 +223,14 @@ class ResultStore:
             raise RuntimeError(f"duckrate: the result of token {token} was already fetched in full; please report this")
         hints = self._hints.__dict__
         hint = hints.get(token, -1)
-        positions, needs_table = _positions(
+        positions, needs_table = key_positions(
             keys, entry.keys, hint, entry.anchor_keys, entry.anchor_positions, entry.anchors, entry.slots
         )
         if needs_table >= 0:
             with entry.lock:
                 if entry.slots.shape[0] == 0:
                     entry.slots = key_table(entry.keys)
-            positions, _ = _positions(
+            positions, _ = key_positions(
                 keys, entry.keys, hint, entry.anchor_keys, entry.anchor_positions, entry.anchors, entry.slots
             )
         n = len(positions)

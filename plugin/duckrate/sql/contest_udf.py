@@ -20,7 +20,7 @@ from ..parameters import sql_parameter_list
 from ..systems.contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, PASSTHROUGH_COLUMNS, ContestSystem
 from ._lists import whole
 from .bridge import KEY_FIELD, collected_ctes
-from .evaluation_udf import Mart, _count, _number
+from .evaluation_udf import Mart, count_parameter, number_parameter
 from .replay_udf import (
     EMPTY_PRIORS_VIEW,
     EMPTY_STATE_VIEW,
@@ -234,8 +234,8 @@ MARTS = (
         ),
         compute=lambda replay, min_contests, warmup: contest_evaluation.contest_metrics(
             replay,
-            min_contests=_count("contest_metrics", "min_contests", min_contests, 0),
-            warmup=_number("contest_metrics", "warmup", warmup),
+            min_contests=count_parameter("contest_metrics", "min_contests", min_contests, 0),
+            warmup=number_parameter("contest_metrics", "warmup", warmup),
         ),
     ),
 )

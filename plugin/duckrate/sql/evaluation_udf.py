@@ -46,16 +46,16 @@ class Mart:
         return "STRUCT(" + ", ".join(f"{name} {kind}" for name, kind in self.returns) + ")[]"
 
 
-def _number(mart: str, name: str, value) -> float:
+def number_parameter(mart: str, name: str, value) -> float:
     """A mart parameter as a float; a NULL, text or boolean value is a DuckrateInputError naming it."""
     if isinstance(value, bool) or not isinstance(value, (int, float, Decimal)):
         raise DuckrateInputError(f"{mart}: parameter {name} = {value!r}; expected a number")
     return float(value)
 
 
-def _count(mart: str, name: str, value, minimum: int) -> int:
+def count_parameter(mart: str, name: str, value, minimum: int) -> int:
     """A mart parameter that must be a whole number >= ``minimum``."""
-    number = _number(mart, name, value)
+    number = number_parameter(mart, name, value)
     if not (number.is_integer() and number >= minimum):
         raise DuckrateInputError(f"{mart}: parameter {name} = {value!r}; expected an integer >= {minimum}")
     return int(number)

@@ -184,11 +184,11 @@ def state_frame(state) -> pl.DataFrame:
     return frame.select(pl.col(name).cast(kind) for name, kind in STATE_SCHEMA.items())
 
 
-def _league_index(prepared: PreparedMatches) -> dict:
+def league_index(prepared: PreparedMatches) -> dict:
     return {name: index for index, name in enumerate(prepared.league_names)}
 
 
-def _slot_table(prepared: PreparedMatches, used: np.ndarray) -> pl.DataFrame:
+def slot_table(prepared: PreparedMatches, used: np.ndarray) -> pl.DataFrame:
     """(league, player, slot) of the used slots."""
     slots = np.flatnonzero(used)
     names = pl.Series("player", prepared.players.take(pa.array(prepared.state_player[slots])).cast(pa.large_string()))
@@ -226,10 +226,10 @@ def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.
     leagues = state.filter(pl.col("kind") == "league")
     if leagues.height == 0:
         return start
-    _check_league_rows(system, params, leagues)
+    check_league_rows(system, params, leagues)
     used = used_slots(prepared)
-    slots = _slot_table(prepared, used)
-    index = _league_index(prepared)
+    slots = slot_table(prepared, used)
+    index = league_index(prepared)
 
     league_of = {row["league"]: row for row in leagues.iter_rows(named=True)}
     for name, row in league_of.items():
@@ -292,7 +292,7 @@ def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.
     return start
 
 
-def _check_league_rows(system, params: dict, leagues: pl.DataFrame) -> None:
+def check_league_rows(system, params: dict, leagues: pl.DataFrame) -> None:
     systems = set(leagues["system"].to_list())
     if systems != {system.name}:
         raise RebuildRequired(f"state: saved by {', '.join(sorted(map(str, systems)))}; expected a {system.name} state")
@@ -313,8 +313,8 @@ def check_continuation(
     one), or a periodic league whose open period's saved matches are not all passed again."""
     leagues = state.filter(pl.col("kind") == "league")
     if leagues.height:
-        _check_league_rows(system, params, leagues)  # another system or other parameters: say that first
-    index = _league_index(prepared)
+        check_league_rows(system, params, leagues)  # another system or other parameters: say that first
+    index = league_index(prepared)
     match_ids = columns["match_id"]
     for row in leagues.iter_rows(named=True):
         if row["league"] not in index:
@@ -360,12 +360,12 @@ def check_continuation(
         late = rows[times < last_time]
         tied = rows[times == last_time]
         if tied.size:
-            late = np.concatenate([late, tied[_ids_at_or_before(match_ids, tied, row["last_match_id"])]])
+            late = np.concatenate([late, tied[ids_at_or_before(match_ids, tied, row["last_match_id"])]])
         if late.size:
             _late(row, match_ids, int(late.min()), "it is not after the last match of the saved state")
 
 
-def _ids_at_or_before(match_ids: pa.Array, rows: np.ndarray, last_id: str) -> np.ndarray:
+def ids_at_or_before(match_ids: pa.Array, rows: np.ndarray, last_id: str) -> np.ndarray:
     values = pc.take(match_ids, pa.array(rows))
     if pa.types.is_integer(values.type):
         return np.asarray(values, dtype=np.int64) <= int(last_id)
@@ -399,7 +399,7 @@ def end_frame(
     """The state table after a run: the saved slots' values and the given league rows, plus every row of
     ``old_state`` for players and leagues these matches did not touch; sorted by kind, league, player and
     opponent unless not ``ordered`` (the SQL macros merge it into a table, where rows have no order)."""
-    slots = _slot_table(prepared, saved_slots)
+    slots = slot_table(prepared, saved_slots)
     players = slots.select("league", "player").with_columns(
         pl.lit("player").alias("kind"),
         _value_lists(_player_values(end.player, system.player_state, params, slots["slot"].to_numpy())),
@@ -432,7 +432,7 @@ def end_frame(
             schema={**STATE_SCHEMA},
         )
     )
-    new = pl.concat([_conform(f) for f in frames], how="vertical")
+    new = pl.concat([conform_state(f) for f in frames], how="vertical")
     if old_state is not None and old_state.height:
         keep_players, keep_leagues = untouched_rows(old_state, slots, [prepared.league_names[i] for i in league_rows])
         touched_pairs = new.filter(pl.col("kind") == "pair").select("league", "player", "opponent")
@@ -474,7 +474,7 @@ def _in(column: pl.Expr, values: list) -> pl.Expr:
     return expr | column.is_null() if None in values else expr
 
 
-def _conform(frame: pl.DataFrame) -> pl.DataFrame:
+def conform_state(frame: pl.DataFrame) -> pl.DataFrame:
     return frame.with_columns(
         pl.lit(None, dtype=kind).alias(name) for name, kind in STATE_SCHEMA.items() if name not in frame.columns
     ).select(pl.col(name).cast(kind) for name, kind in STATE_SCHEMA.items())

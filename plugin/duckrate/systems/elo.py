@@ -108,7 +108,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     return out, EndState(player={"rating": rating})
 
 
-def _check_resume(prepared: PreparedMatches, params: dict, start: StartState) -> str | None:
+def check_schedule_resume(prepared: PreparedMatches, params: dict, start: StartState) -> str | None:
     """The decaying schedule's N is the league's player count over the whole history: new players change
     every step already taken."""
     if params["a"] is None:
@@ -156,7 +156,7 @@ ELO = ReplaySystem(
     check=_check_schedule,
     has_sd=False,
     player_state=(StateField("rating"),),
-    check_resume=_check_resume,
+    check_resume=check_schedule_resume,
 )
 
 

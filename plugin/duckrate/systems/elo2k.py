@@ -35,7 +35,7 @@ from ..priors import reject_priors
 from ._player_seeds import player_digests, uniform_rows
 from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 from ._state import EndState, StartState, StateField, league_players
-from .elo import ELO, _check_resume  # the same refusal: a decaying schedule whose N (league players) changed
+from .elo import ELO, check_schedule_resume  # the same refusal: a decaying schedule whose N (league players) changed
 
 
 @kernel
@@ -233,7 +233,7 @@ ELO2K = ReplaySystem(
         StateField("sum_u", lambda params: params["dim"]),
         StateField("sum_v", lambda params: params["dim"]),
     ),
-    check_resume=_check_resume,
+    check_resume=check_schedule_resume,
 )
 
 

@@ -30,7 +30,7 @@ import polars as pl
 
 from .._numba import kernel
 from ..errors import DuckrateInputError
-from ..matches import PreparedMatches, _row_key, reject_weights
+from ..matches import PreparedMatches, reject_weights, row_key_text
 from ..parameters import Parameter
 from ..priors import check_positive_priors, initial_states
 from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
@@ -327,7 +327,7 @@ def _check_outcomes(columns: dict, prepared: PreparedMatches, table: str) -> Non
     if bad.size:
         row = int(bad[0])
         raise DuckrateInputError(
-            f"{table}: column 'score_a' has {float(score[row])!r} at {_row_key(columns, row)}; "
+            f"{table}: column 'score_a' has {float(score[row])!r} at {row_key_text(columns, row)}; "
             "TrueSkill rates wins, draws and losses only; expected 0, 0.5 or 1"
         )
     reject_weights(columns, prepared, table, "TrueSkill (partial play is not modelled)")

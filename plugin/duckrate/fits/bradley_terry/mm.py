@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._bt_model import center, evaluate, expected_scores, gradient_norm
-from ._bt_pairs import Pairs
-from ._bt_solution import RUNAWAY, Runaway, Solution
+from .model import center, evaluate, expected_scores, gradient_norm
+from .pairs import Pairs
+from .solution import RUNAWAY, Runaway, Solution
 
 
 def scores(pairs: Pairs) -> tuple[np.ndarray, float]:

@@ -33,7 +33,7 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
+from ..._numba import kernel
 
 DISPLAY_SCALE = 400.0 / math.log(10.0)  # display points per natural unit (eq. 3)
 DISPLAY_CENTER = 1500.0

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ._chance_laplace import grid_pdf_sums
-from ._chance_naive import toeplitz_apply
+from ..._numba import kernel
+from .laplace import grid_pdf_sums
+from .naive import toeplitz_apply
 
 DRIFT_NONE, DRIFT_NAIVE, DRIFT_TAPS, DRIFT_LAPLACE = 0, 1, 2, 3
 TAP_CUTOFF = 1e-22

@@ -33,12 +33,12 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
-from ._bt_existence import check_existence
-from ._bt_model import center, hessian_times, preconditioned_cg
-from ._bt_pairs import Pairs, resampled
-from ._bt_propagation import propagated_precisions, undirected_edges
-from ._bt_solution import Runaway
+from ..._numba import kernel
+from .existence import check_existence
+from .model import center, hessian_times, preconditioned_cg
+from .pairs import Pairs, resampled
+from .propagation import propagated_precisions, undirected_edges
+from .solution import Runaway
 
 #: Largest league (players) whose intervals come from the dense inverse Hessian when uncertainty='auto'.
 HESSIAN_MAX_PLAYERS = 1000

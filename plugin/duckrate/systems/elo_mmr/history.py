@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
+from ..._numba import kernel
+from ..numerics import safeguarded_step
 
 WEIGHT_PER_SCALES = 6.0 / (math.pi * math.pi)  # w_k = o_k · a_k · 6/π²
 _ARG_PER_BETA = math.pi / math.sqrt(12.0)
@@ -48,14 +49,8 @@ def robust_average(p0, w0, centres, arg_scales, out_scales, start, stop, guess):
             slope += out_scales[k] * arg_scales[k] * (1.0 - t * t)
         if value == 0.0:
             return x
-        if value < 0.0:
-            low = x
-        else:
-            high = x
-        nxt = x - value / slope if slope > 0.0 else 0.5 * (low + high)
-        if not (nxt > low and nxt < high):
-            nxt = 0.5 * (low + high)
-        if abs(nxt - x) <= 1e-13 * max(1.0, abs(x)) or high - low <= 1e-13 * max(1.0, abs(x)):
+        nxt, low, high, converged = safeguarded_step(x, value, slope, low, high, False)
+        if converged:
             return nxt
         x = nxt
     return x

@@ -23,8 +23,9 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
-from ._mmr_phase1 import logistic_cdf_pair
+from ..._numba import kernel
+from ..numerics import safeguarded_step
+from .phase1 import logistic_cdf_pair
 
 
 @kernel
@@ -216,18 +217,11 @@ def performances_fast(mu, dbar, group_start, tolerance, out):
             if q == 0.0:
                 found = True
                 break
-            if q > 0.0:
-                low = x
-            else:
-                high = x
-            nxt = x - q / dq if dq < 0.0 else 0.5 * (low + high)
-            if not (nxt > low and nxt < high):
-                nxt = 0.5 * (low + high)
-            if abs(nxt - x) <= 1e-13 * max(1.0, abs(x)) or high - low <= 1e-13 * max(1.0, abs(x)):
-                x = nxt
+            nxt, low, high, converged = safeguarded_step(x, q, dq, low, high, True)
+            x = nxt
+            if converged:
                 found = True
                 break
-            x = nxt
         if not found or x <= a or x >= b:
             return False
         out[g] = x

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numba import kernel
+from ..._numba import kernel
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
-from ._bt_model import center, evaluate, gradient_norm, preconditioned_cg
-from ._bt_pairs import Pairs
-from ._bt_solution import RUNAWAY, Runaway, Solution
+from .model import center, evaluate, gradient_norm, preconditioned_cg
+from .pairs import Pairs
+from .solution import RUNAWAY, Runaway, Solution
 
 
 def newton_fit(

@@ -33,16 +33,19 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from .._numba import kernel
-from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
-from ..errors import DuckrateInputError
-from ..parameters import Parameter
-from ..priors import check_positive_priors, initial_states, prior_columns
-from ._chunks import check_chunk_size, replay_in_chunks
-from ._contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
-from ._mmr_beliefs import belief_values, fresh_beliefs, restore_beliefs
-from ._mmr_fast import performances_fast
-from ._mmr_history import (
+from ..._numba import kernel
+from ...contests import PreparedContests, contest_columns_from_polars, prepare_contests
+from ...errors import DuckrateInputError
+from ...parameters import Parameter
+from ...priors import check_positive_priors, initial_states, prior_columns
+from .._chunks import check_chunk_size, replay_in_chunks
+from .._replay import DEFAULT_CHUNK_ROWS
+from .._state import RebuildRequired, state_frame
+from ..contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
+from ..contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, ContestSystem
+from .beliefs import belief_values, fresh_beliefs, restore_beliefs
+from .fast import performances_fast
+from .history import (
     diffuse,
     ensure_room,
     fold_negligible,
@@ -50,10 +53,7 @@ from ._mmr_history import (
     logistic_scales,
     robust_average,
 )
-from ._mmr_phase1 import performances_exact, performances_subsampled
-from ._replay import DEFAULT_CHUNK_ROWS
-from ._state import RebuildRequired, state_frame
-from .contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, ContestSystem
+from .phase1 import performances_exact, performances_subsampled
 
 # The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
 # who plays every contest, i.e. γ = σ∞²/√(β² - σ∞²) ≈ 34.915 per contest.

@@ -47,13 +47,15 @@ import polars as pl
 import pyarrow as pa
 from numba import prange
 
-from .._numba import kernel, parallel_kernel
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
-from ..parameters import Parameter
-from ..priors import check_positive_priors, initial_states, prior_columns
-from ._chance_drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
-from ._chance_grid import (
+from ..._numba import kernel, parallel_kernel
+from ...errors import DuckrateInputError
+from ...matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
+from ...parameters import Parameter
+from ...priors import check_positive_priors, initial_states, prior_columns
+from .._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
+from .._state import EndState, StartState, StateField, fresh_start, used_slots
+from .drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
+from .grid import (
     DISPLAY_CENTER,
     DISPLAY_SCALE,
     KERNELS,
@@ -72,11 +74,9 @@ from ._chance_grid import (
     vector_dot,
     vector_sum,
 )
-from ._chance_laplace import grid_cdf_sums
-from ._chance_lowrank import factors, lowrank_pair, lowrank_single, transposed
-from ._chance_naive import toeplitz_apply
-from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from ._state import EndState, StartState, StateField, fresh_start, used_slots
+from .laplace import grid_cdf_sums
+from .lowrank import factors, lowrank_pair, lowrank_single, transposed
+from .naive import toeplitz_apply
 
 ALGORITHMS = ("naive", "fast", "laplace")
 LUCK_NAIVE, LUCK_LOWRANK, LUCK_LAPLACE = 0, 1, 2

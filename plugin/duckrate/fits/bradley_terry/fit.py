@@ -23,15 +23,16 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches, columns_from_polars, prepare_matches
-from ..parameters import Parameter, Signature
-from ..priors import check_positive_priors, initial_states, prior_columns
-from ._bt_existence import describe
-from ._bt_model import evaluate
-from ._bt_pairs import Pairs, pairs_from_rows
-from ._bt_solve import NoFiniteOptimum, fit_pairs
-from ._bt_uncertainty import (
+from ...errors import DuckrateInputError
+from ...matches import PreparedMatches, columns_from_polars, prepare_matches
+from ...parameters import Parameter, Signature
+from ...priors import check_positive_priors, initial_states, prior_columns
+from ..league_games import league_rows, name_ordered_codes
+from .existence import describe
+from .model import evaluate
+from .pairs import Pairs, pairs_from_rows
+from .solve import NoFiniteOptimum, fit_pairs
+from .uncertainty import (
     HESSIAN_HARD_LIMIT,
     HESSIAN_MAX_PLAYERS,
     Z_95,
@@ -40,7 +41,6 @@ from ._bt_uncertainty import (
     hessian_variances,
     sparse_variances,
 )
-from ._league_games import league_rows, name_ordered_codes
 
 NATURAL_PER_POINT = math.log(10.0) / 400.0  # θ per rating point
 POINTS_PER_NATURAL = 400.0 / math.log(10.0)

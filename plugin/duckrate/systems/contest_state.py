@@ -28,12 +28,12 @@ import pyarrow.compute as pc
 from ..contests import PreparedContests
 from ._state import (
     RebuildRequired,
-    _check_league_rows,
-    _conform,
-    _ids_at_or_before,
-    _league_index,
-    _slot_table,
+    check_league_rows,
+    conform_state,
+    ids_at_or_before,
+    league_index,
     params_json,
+    slot_table,
     untouched_rows,
     with_player_counts,
 )
@@ -71,11 +71,11 @@ def continue_contests(
     raises :class:`RebuildRequired` otherwise."""
     check_contest_continuation(system, columns, prepared, params, state)
     start = fresh_contest_start(prepared)
-    index = _league_index(prepared)
+    index = league_index(prepared)
     for row in state.filter(pl.col("kind") == "league").iter_rows(named=True):
         if row["league"] in index:
             start.seq[index[row["league"]]] = row["seq"]
-    slots = _slot_table(prepared, np.ones(prepared.n_states, dtype=np.bool_))
+    slots = slot_table(prepared, np.ones(prepared.n_states, dtype=np.bool_))
     matched = (
         state.filter(pl.col("kind") == "player")
         .select("league", "player", "value")
@@ -92,8 +92,8 @@ def check_contest_continuation(
     leagues = state.filter(pl.col("kind") == "league")
     if not leagues.height:
         return
-    _check_league_rows(system, params, leagues)
-    index = _league_index(prepared)
+    check_league_rows(system, params, leagues)
+    index = league_index(prepared)
     ids = contest_ids(columns, prepared)
     id_text = [str(v) for v in ids.to_pylist()]
     replayed: dict = {}
@@ -120,7 +120,7 @@ def check_contest_continuation(
         tied = contests[times == row["last_time_key"]]
         if tied.size:
             late = np.concatenate(
-                [late, tied[_ids_at_or_before(columns["contest_id"], first_rows[tied], row["last_match_id"])]]
+                [late, tied[ids_at_or_before(columns["contest_id"], first_rows[tied], row["last_match_id"])]]
             )
         if late.size:
             raise RebuildRequired(
@@ -142,7 +142,7 @@ def contest_state_frame(
     """The state after these contests: ``values`` (the player rows of every slot of ``prepared``, in slot
     order), a contest row per contest, the league rows of the leagues played, and every row of ``old``
     these contests leave as it was."""
-    slots = _slot_table(prepared, np.ones(prepared.n_states, dtype=np.bool_))
+    slots = slot_table(prepared, np.ones(prepared.n_states, dtype=np.bool_))
     players = slots.select("league", "player").with_columns(
         pl.lit("player").alias("kind"), values.gather(slots["slot"].to_numpy()).alias("value")
     )
@@ -169,7 +169,7 @@ def contest_state_frame(
             pl.lit(params_json(params)).alias("params"),
         )
     )
-    new = pl.concat([_conform(frame) for frame in (players, contests, last)], how="vertical")
+    new = pl.concat([conform_state(frame) for frame in (players, contests, last)], how="vertical")
     if old is not None and old.height:
         keep_players, keep_leagues = untouched_rows(old, slots, list(set(names.to_list())))
         new = pl.concat([new, keep_players, keep_leagues, old.filter(pl.col("kind") == "contest")], how="vertical")

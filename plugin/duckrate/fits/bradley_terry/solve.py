@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._bt_existence import Existence, check_existence
-from ._bt_mm import mm_fit
-from ._bt_newton import newton_fit
-from ._bt_pairs import Pairs, pairs_from_rows
-from ._bt_solution import Runaway, Solution
+from .existence import Existence, check_existence
+from .mm import mm_fit
+from .newton import newton_fit
+from .pairs import Pairs, pairs_from_rows
+from .solution import Runaway, Solution
 
 DEFAULT_MAX_ITER = {"newton": 100, "mm": 100_000}
 

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numba import kernel
-from ._bt_pairs import Pairs
+from ..._numba import kernel
+from .pairs import Pairs
 
 
 @kernel

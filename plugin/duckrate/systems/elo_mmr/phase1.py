@@ -19,7 +19,8 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
+from ..._numba import kernel
+from ..numerics import safeguarded_step
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_HALF = math.sqrt(0.5)
@@ -105,14 +106,8 @@ def solve_q(mu, scale, rank, perm, lo, hi, my_rank, gaussian, guess, step):
         q, dq = q_value(x, mu, scale, rank, perm, lo, hi, my_rank, gaussian)
         if q == 0.0:
             return x
-        if q > 0.0:
-            low = x
-        else:
-            high = x
-        nxt = x - q / dq if dq < 0.0 else 0.5 * (low + high)
-        if not (nxt > low and nxt < high):
-            nxt = 0.5 * (low + high)
-        if abs(nxt - x) <= 1e-13 * max(1.0, abs(x)) or high - low <= 1e-13 * max(1.0, abs(x)):
+        nxt, low, high, converged = safeguarded_step(x, q, dq, low, high, True)
+        if converged:
             return nxt
         x = nxt
     return x

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._numba import kernel
-from ._bt_pairs import group_pairs
+from ..._numba import kernel
+from .pairs import group_pairs
 
 #: Stop when no marginal precision changed by more than this, relatively, in a sweep.
 RELATIVE_TOLERANCE = 1e-13

@@ -1,0 +1,13 @@
+"""Elo-MMR (Ebtekar & Liu, "Elo-MMR: A Rating System for Massive Multiplayer Competitions", 2021), the first
+contest system (:mod:`duckrate.systems.contest_system`).
+
+- :mod:`.replay`: the replay (``elo_mmr``, :data:`ELO_MMR`), its parameters and saved state;
+- :mod:`.phase1`: performances by the exact solve (Theorem 3.2) and with opponent subsampling;
+- :mod:`.fast`: the fast phase 1 (one shared function per contest, Chebyshev fits);
+- :mod:`.history`: phase 2, the robust average over each player's history and the pseudodiffusion;
+- :mod:`.beliefs`: the players' beliefs, kept in the saved state.
+"""
+
+from .replay import BETA, DRIFT, ELO_MMR, contest_scales, elo_mmr, elo_mmr_with_state
+
+__all__ = ["BETA", "DRIFT", "ELO_MMR", "contest_scales", "elo_mmr", "elo_mmr_with_state"]
