@@ -3,9 +3,8 @@ support set, Figure 3.1 against eq. 4 and the β = 1 limit), a plain-numpy repla
 the fast and Laplace paths against the naive one (1e-12 in every ρ), invariants, bit-for-bit determinism
 whatever the thread settings, input validation and pinned defaults.
 
-``tests/data/chance_golden.json`` is written by running this file (``python tests/unit/test_chance.py``):
-exact fractions of Examples 4.1 and 4.2, eq. (4) by adaptive quadrature, and check values of one match
-between newcomers from the numpy reference below.
+``tests/data/chance_golden.json`` is written by ``python tests/data/generate_chance_golden.py`` from the
+references in ``tests/helpers/chance_reference.py``.
 """
 
 from __future__ import annotations
@@ -24,12 +23,21 @@ from pathlib import Path
 import numpy as np
 import polars as pl
 import pytest
+from helpers.chance_reference import (
+    DEFAULTS,
+    RANDOM_PRIORS,
+    SCALE,
+    eq_4,
+    frame_of,
+    random_history,
+    reference_chance,
+    reference_prior,
+)
 from helpers.replay_cases import assert_after_state_is_carried_into_the_next_match
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 from scipy import integrate
-from scipy.special import ndtr
 
 from duckrate import DuckrateInputError
 from duckrate.systems.chance import lowrank as _chance_lowrank
@@ -62,164 +70,8 @@ CONTRACT_COLUMNS = [
     "sd_b_after",
 ]
 STATE_COLUMNS = CONTRACT_COLUMNS[8:]
-DEFAULTS = {
-    "beta": 0.8,
-    "prior_sd": 0.7,
-    "drift_sd": 0.03,
-    "grid_points": 1001,
-    "grid_max": 7.0,
-    "sigmoid": "logistic",
-    "kernel": "gaussian",
-    "algorithm": "fast",
-}
-SCALE = 400.0 / math.log(10.0)
 PROPERTY_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GOLDEN_PATH = Path(__file__).parents[1] / "data" / "chance_golden.json"
-
-
-def frame_of(a, b, scores, leagues=None, played_at=None):
-    n = len(a)
-    data = {
-        "match_id": list(range(1, n + 1)),
-        "played_at": list(played_at if played_at is not None else range(n)),
-        "player_a": [f"p{i}" for i in a],
-        "player_b": [f"p{i}" for i in b],
-        "score_a": [float(s) for s in scores],
-    }
-    schema = {
-        "match_id": pl.Int64,
-        "played_at": pl.Int64,
-        "player_a": pl.Utf8,
-        "player_b": pl.Utf8,
-        "score_a": pl.Float64,
-    }
-    if leagues is not None:
-        data["league"], schema["league"] = list(leagues), pl.Utf8
-    return pl.DataFrame(data, schema=schema)
-
-
-def random_history(seed, n=200, n_players=12, scores=(0.0, 0.5, 1.0), leagues=("chess", "go", None)):
-    """Matches in shuffled row order, with ties in played_at broken by match_id (string ids)."""
-    rng = np.random.default_rng(seed)
-    a = rng.integers(0, n_players, n)
-    b = (a + rng.integers(1, n_players, n)) % n_players
-    frame = pl.DataFrame(
-        {
-            "match_id": [f"m{i:05d}" for i in rng.permutation(n)],
-            "played_at": rng.integers(0, max(n // 3, 1), n).tolist(),
-            "player_a": [f"p{i}" for i in a],
-            "player_b": [f"p{i}" for i in b],
-            "score_a": rng.choice(scores, n).astype(float).tolist(),
-            "league": [leagues[i] for i in rng.integers(0, len(leagues), n)],
-        },
-        schema={
-            "match_id": pl.Utf8,
-            "played_at": pl.Int64,
-            "player_a": pl.Utf8,
-            "player_b": pl.Utf8,
-            "score_a": pl.Float64,
-            "league": pl.Utf8,
-        },
-    )
-    return frame.sample(fraction=1.0, shuffle=True, seed=seed)
-
-
-RANDOM_PRIORS = pl.DataFrame(
-    {
-        "player": ["p0", "p1", "p1", "p2", "p3", "nobody"],
-        "rating": [1800.0, 1300.0, 1650.0, 2300.0, 700.0, 1900.0],
-        "sd": [40.0, None, 90.0, 15.0, 250.0, 10.0],
-        "league": [None, None, "chess", "go", None, None],
-    },
-    schema={"player": pl.Utf8, "rating": pl.Float64, "sd": pl.Float64, "league": pl.Utf8},
-)
-
-
-# --------------------------------------------------------------------------------------------------
-# A plain-numpy replay, written from the paper's formulas (eq. 1, 5, 6, 8) with dense matrices.
-
-
-def reference_model(**params):
-    """Grid, luck and kernel matrices of a parameter set, as the paper writes them."""
-    p = {**DEFAULTS, **params}
-    n, big_m, beta = p["grid_points"], p["grid_max"], p["beta"]
-    x = -big_m + 2 * big_m * np.arange(n) / (n - 1)
-    d = np.subtract.outer(x, x)  # d[i, k] = x_i - x_k
-
-    def sigmoid(values):
-        if p["sigmoid"] == "logistic":
-            return 1.0 / (1.0 + np.exp(-values))
-        if p["sigmoid"] == "normal":
-            return ndtr(values / (4.0 / math.sqrt(2.0 * math.pi)))
-        return np.where(values >= 0, 1.0 - 0.5 * np.exp(-np.abs(values) / 2.0), 0.5 * np.exp(-np.abs(values) / 2.0))
-
-    lam = (1 - beta) / 2 + beta * sigmoid(d)  # Λ(x_i, x_k)
-    lam_t = (1 - beta) / 2 + beta * sigmoid(-d)  # Λ(x_k, x_i) = 1 - Λ(x_i, x_k)
-    s = p["drift_sd"]
-    if s == 0:
-        kernel = np.eye(n)
-    elif p["kernel"] == "gaussian":
-        kernel = np.exp(-(d**2) / (2 * s * s))
-    else:
-        kernel = np.exp(-np.abs(d) / (s / math.sqrt(2.0)))
-    return p, x, lam, lam_t, kernel
-
-
-def reference_prior(x, mean, sd):
-    log_w = -((x - mean) ** 2) / (2 * sd * sd)
-    w = np.exp(log_w - log_w.max())
-    return w / w.sum()
-
-
-def reference_chance(frame, priors=None, **params):
-    """match_id -> every computed column, and (league, player) -> final ρ."""
-    p, x, lam, lam_t, kernel = reference_model(**params)
-    general, specific = {}, {}
-    for row in priors.to_dicts() if priors is not None else []:
-        target = general if row.get("league") is None else specific
-        target[(row.get("league"), row["player"])] = (row["rating"], row.get("sd"))
-    states, played, result, factors_of = {}, {}, {}, {}
-
-    def state(league, player):
-        if (league, player) not in states:
-            rating, sd = specific.get((league, player), general.get((None, player), (1500.0, None)))
-            sd = p["prior_sd"] if sd is None else sd / SCALE
-            states[(league, player)] = reference_prior(x, (rating - 1500.0) / SCALE, sd)
-        return states[(league, player)]
-
-    def display(rho):
-        mean = rho @ x
-        return 1500.0 + SCALE * mean, SCALE * math.sqrt(rho @ (x - mean) ** 2)
-
-    for r in sorted(frame.to_dicts(), key=lambda r: (r["played_at"], r["match_id"])):
-        league, theta = r.get("league"), r["score_a"]
-        rho_a, rho_b = state(league, r["player_a"]), state(league, r["player_b"])
-        if theta not in factors_of:
-            factors_of[theta] = lam**theta * lam_t ** (1 - theta)  # [i, k]: Λ(x_i, x_k)^θ Λ(x_k, x_i)^(1-θ)
-        factor = factors_of[theta]
-        new = []
-        for rho, like in ((rho_a, factor @ rho_b), (rho_b, rho_a @ factor)):
-            posterior_ = rho * like / (rho @ like)
-            drifted = kernel @ posterior_
-            new.append(drifted / drifted.sum())
-        before = display(rho_a) + display(rho_b)
-        states[(league, r["player_a"])], states[(league, r["player_b"])] = new
-        after = display(new[0]) + display(new[1])
-        played[league] = played.get(league, 0) + 1
-        result[r["match_id"]] = {
-            "league": league,
-            "seq": played[league],
-            "expected_a": float(rho_a @ lam @ rho_b),
-            "rating_a_before": before[0],
-            "rating_b_before": before[2],
-            "sd_a_before": before[1],
-            "sd_b_before": before[3],
-            "rating_a_after": after[0],
-            "rating_b_after": after[2],
-            "sd_a_after": after[1],
-            "sd_b_after": after[3],
-        }
-    return result, states
 
 
 def max_errors(out, reference):
@@ -295,19 +147,6 @@ def test_example_4_2_through_the_grid_drift_code():
     for out in (full, taps):
         assert sorted(support[out > 0].tolist()) == golden["support"]
         np.testing.assert_allclose(out[out > 0] / out.sum(), 1.0 / 28.0, rtol=1e-15)
-
-
-def eq_4(m, sigma, beta, y=2000.0):
-    """m' - m of Figure 3.1 (eq. 4, display scale): A ~ N(m, σ²) beats B = δ_y.
-
-    Written as E[(x - m) Λ] / E[Λ], the same ratio as eq. (4) without subtracting m from a number near m,
-    over z = (x - m)/σ by the trapezoid rule (h = 0.002 on [-40, 40]): the integrands are analytic and decay
-    like e^(-z²/2), so the rule's error is far below double precision.
-    """
-    z = np.linspace(-40.0, 40.0, 40001)
-    weight = np.exp(-0.5 * z * z) / (1.0 + 10.0 ** ((y - (m + sigma * z)) / 400.0))
-    first, mass = np.trapezoid(weight * z, z), np.trapezoid(weight, z)
-    return float(beta * sigma * first / ((1.0 - beta) / 2.0 * math.sqrt(2.0 * math.pi) + beta * mass))
 
 
 def eq_4_quad(m, sigma, beta, y=2000.0):
@@ -730,8 +569,8 @@ _DETERMINISM_SCRIPT = textwrap.dedent(
     import numba
     import numpy as np
     import polars as pl
-    sys.path[:0] = sys.argv[1:]  # tests/unit (this module) and tests (its helpers)
-    from test_chance import RANDOM_PRIORS, random_history
+    sys.path.insert(0, sys.argv[1])  # tests, for helpers
+    from helpers.chance_reference import RANDOM_PRIORS, random_history
     from duckrate.systems.chance.replay import chance, posteriors
     frame = random_history(31, n=400, scores=(0.0, 0.5, 1.0, 0.6))
     digest = hashlib.sha256()
@@ -753,7 +592,7 @@ def _digest_in_subprocess(threads: int) -> tuple[str, str]:
         "MKL_NUM_THREADS": str(threads),
     }
     completed = subprocess.run(
-        [sys.executable, "-c", _DETERMINISM_SCRIPT, str(Path(__file__).parent), str(Path(__file__).parents[1])],
+        [sys.executable, "-c", _DETERMINISM_SCRIPT, str(Path(__file__).parents[1])],
         capture_output=True,
         text=True,
         env=env,
@@ -909,74 +748,3 @@ def test_default_grid_and_prior_are_the_papers():
 
 # --------------------------------------------------------------------------------------------------
 # Golden values (run this file to regenerate tests/data/chance_golden.json).
-
-
-def _write_golden() -> None:
-    a, b = [2, 5, 13], [3, 7, 11]
-    rho_a = [Fraction(9, 20), Fraction(3, 20), Fraction(8, 20)]
-    rho_b = [Fraction(2, 11), Fraction(4, 11), Fraction(5, 11)]
-    lam = [[Fraction(x, x + y) for y in b] for x in a]
-    raw_a = [rho_a[j] * sum(rho_b[k] * lam[j][k] for k in range(3)) for j in range(3)]
-    raw_b = [rho_b[k] * sum(rho_a[j] * lam[j][k] for j in range(3)) for k in range(3)]
-    expected = sum(rho_a[j] * rho_b[k] * lam[j][k] for j in range(3) for k in range(3))
-    squares = {n * n for n in range(1, 11)}
-    support = [n for n in range(1, 101) if any(n + d in squares for d in (-1, 0, 1))]
-    ms = [
-        -2000.0,
-        -1000.0,
-        0.0,
-        500.0,
-        1000.0,
-        1250.0,
-        1500.0,
-        1750.0,
-        1900.0,
-        2000.0,
-        2100.0,
-        2250.0,
-        2500.0,
-        2750.0,
-        3000.0,
-        3500.0,
-        4000.0,
-    ]
-    sigmas, betas = [50.0, 100.0, 200.0], [0.8, 0.99, 1.0]
-    rows = [[beta, sigma, m, eq_4(m, sigma, beta)] for beta in betas for sigma in sigmas for m in ms]
-    newcomers = {}
-    for score in (1.0, 0.5, 0.0):
-        frame = frame_of([0], [1], [score])
-        newcomers[str(score)] = {k: v for k, v in reference_chance(frame)[0][1].items() if k not in ("league", "seq")}
-    golden = {
-        "description": (
-            "Check values of the luck-aware grid system (Cowan, 'Paired comparisons for games of chance'), written "
-            "by tests/unit/test_chance.py. example_4_1: rho_A', rho_B' and L after A > B with Lambda = x/(x+y) "
-            "(exact fractions). example_4_2: support and value of the drifted distribution (exact). figure_3_1: "
-            "rows [beta, sigma, m, m' - m] of eq. (4) on the display scale with B = delta_2000, by adaptive "
-            "trapezoid rule in z = (x - m)/sigma (h = 0.002 on [-40, 40]; checked against scipy quad to "
-            "tolerance_relative). newcomers: one match between two newcomers at the default "
-            "parameters by the dense-matrix numpy reference of the test file."
-        ),
-        "example_4_1": {
-            "rho_a": [str(v / sum(raw_a)) for v in raw_a],
-            "rho_b": [str(v / sum(raw_b)) for v in raw_b],
-            "expected": str(expected),
-        },
-        "example_4_2": {"support": support, "value": str(Fraction(1, len(support)))},
-        "figure_3_1": {"beta": betas, "sigma": sigmas, "m": ms, "tolerance_relative": 1e-9, "rows": rows},
-        "newcomers": {"tolerance": 1e-9, "rows": newcomers},
-    }
-    lines = ["{"]
-    for key, value in golden.items():
-        if key == "figure_3_1":
-            inner = {k: v for k, v in value.items() if k != "rows"}
-            body = ",\n".join("   " + json.dumps(row) for row in value["rows"])
-            lines.append(f' "figure_3_1": {json.dumps(inner)[:-1]}, "rows": [\n{body}\n ]}},')
-        else:
-            lines.append(f" {json.dumps(key)}: {json.dumps(value)},")
-    lines[-1] = lines[-1].rstrip(",")
-    GOLDEN_PATH.write_text("\n".join(lines) + "\n}\n")
-    print(f"wrote {GOLDEN_PATH}")
-
-
-if __name__ == "__main__":
-    _write_golden()

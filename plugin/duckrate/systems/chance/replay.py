@@ -22,7 +22,7 @@ Three algorithms compute the same thing (``algorithm``):
 - ``naive``: the sums of Section 4.1 over the whole grid, O(n²) per match: the reference.
 - ``laplace``: Algorithms 4.6 (Laplace sigmoid) and 4.5 (Laplace kernel), O(n) per match; needs both.
 - ``fast`` (default): the best exact method for the parameters: Laplace sweeps wherever F or K is Laplace,
-  a low-rank factorisation of the luck matrix (every entry within 1e-13 of the largest, ``_chance_lowrank``)
+  a low-rank factorisation of the luck matrix (every entry within 1e-13 of the largest, :mod:`.lowrank`)
   for the logistic and normal sigmoids, and the Gaussian kernel without its taps below 1e-22.
 
 All paths agree with ``naive`` to about 1e-14 in every ρ (the tests require 1e-12). Results other than

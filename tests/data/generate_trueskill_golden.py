@@ -2,7 +2,7 @@
 
 Not a test (pytest collects only test_*.py). Needs mpmath, which duckrate does not depend on:
 
-    pip install mpmath && python tests/data/trueskill_golden.py
+    pip install mpmath && python tests/data/generate_trueskill_golden.py
 
 Each value is the exact quantity rounded once to a double, so the tolerances in the JSON bound the
 error of duckrate.systems.trueskill's double-precision evaluation (the tolerances were set at about
@@ -97,7 +97,7 @@ def main() -> None:
     golden = {
         "description": (
             "Moments of the truncated standard normal and TrueSkill outcome probabilities, computed with "
-            "mpmath at 100 digits by tests/data/trueskill_golden.py. upper: [alpha, E[Z|Z>alpha], "
+            "mpmath at 100 digits by tests/data/generate_trueskill_golden.py. upper: [alpha, E[Z|Z>alpha], "
             "Var[Z|Z>alpha], 1 - Var] (V_win(t, h) = mean and W_win(t, h) = 1 - Var at alpha = h - t). interval: [s, h, "
             "E[Z|s-h<=Z<=s+h], Var] (V_draw = -sign(t) mean at s = |t|, W_draw = 1 - var). probabilities: "
             "[t, h, P(win), P(draw), P(loss)]. Values below 1e-300 are stored as 0."
