@@ -15,8 +15,9 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(PY) -m duckrate.cli demo
 
+# Test modules run on every core (pytest-xdist), each module's tests in one worker (they share fixtures).
 test: $(VENV)/.installed
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n auto --dist loadfile
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
