@@ -146,12 +146,7 @@ def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, n
         0.0,
         0.0,
         False,
-        seq,
-        expected,
-        before_a,
-        before_b,
-        after_a,
-        after_b,
+        (seq, expected, before_a, before_b, after_a, after_b),
     )
     return before_a, before_b, rating
 

@@ -4,7 +4,7 @@ game, the rating-period boundaries in the kernels, and the call of a periodic re
 Both replay kernels take the same arguments around their own states and constants::
 
     kernel(order, period, periodic, state_a, state_b, league, score, weight, *states, seen, last_period,
-           played_in_league, *constants, *kernel_outputs(new_outputs(n_rows)))
+           played_in_league, *constants, kernel_outputs(new_outputs(n_rows)))
 
 and :func:`run_periodic` makes that call (see ``glicko_replay_kernel`` and ``glicko2_replay_kernel``).
 ``seen``, ``last_period`` (per slot) and ``played_in_league`` (per league) are what the kernels carry
@@ -101,7 +101,7 @@ def run_periodic(
         last_period,
         played_in_league,
         *constants,
-        *kernel_outputs(out),
+        kernel_outputs(out),
     )
     return out
 

@@ -75,16 +75,17 @@ DEFAULT_CHUNK_ROWS = 2_000_000
 def new_outputs(n_rows: int, has_sd: bool = True) -> dict[str, np.ndarray | None]:
     """Uninitialised output arrays of a run, indexed by input row, for every computed column in order
     (``seq`` int64, the rest float64; the sd columns None without ``has_sd``). Kernels take them, in
-    this order, as ``*kernel_outputs(outputs)``."""
+    this order, as ``kernel_outputs(outputs)``."""
     return {
         name: None if not has_sd and name in SD_COLUMNS else np.empty(n_rows, np.int64 if name == "seq" else np.float64)
         for name in COMPUTED_COLUMNS
     }
 
 
-def kernel_outputs(outputs: dict[str, np.ndarray | None]) -> list[np.ndarray]:
-    """The arrays of :func:`new_outputs` a kernel writes, in column order."""
-    return [values for values in outputs.values() if values is not None]
+def kernel_outputs(outputs: dict[str, np.ndarray | None]) -> tuple[np.ndarray, ...]:
+    """The arrays of :func:`new_outputs` a kernel writes, in column order, as the one ``outputs`` argument of a
+    replay kernel (which unpacks it)."""
+    return tuple(values for values in outputs.values() if values is not None)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -40,12 +40,7 @@ def elo_replay_kernel(
     schedule_a,
     schedule_b,
     use_schedule,
-    seq,
-    expected_a,
-    rating_a_before,
-    rating_b_before,
-    rating_a_after,
-    rating_b_after,
+    outputs,
 ):
     """Replay matches in ``order``, updating ``rating`` (one slot per league and player) in place.
 
@@ -53,7 +48,10 @@ def elo_replay_kernel(
     each league's matches so far (updated in place: a continued replay starts from its saved count).
     ``schedule_*`` are used only when ``use_schedule``; then K for the t-th match of league l is
     scale/ln10 · sqrt(a·N_l / (t + b)). ``order`` may hold only some of the rows.
+
+    ``outputs``: the output columns (``kernel_outputs``), indexed by input row.
     """
+    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after = outputs
     weighted = weight.shape[0] == score.shape[0]
     log10_over_scale = math.log(10.0) / scale
     k_per_eta = scale / math.log(10.0)
@@ -103,7 +101,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         params["a"] if use_schedule else 0.0,
         params["b"] if use_schedule else 0.0,
         use_schedule,
-        *kernel_outputs(out),
+        kernel_outputs(out),
     )
     return out, EndState(player={"rating": rating})
 

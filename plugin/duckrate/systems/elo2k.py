@@ -80,16 +80,15 @@ def elo2k_replay_kernel(
     use_schedule,
     initial,
     points_per_logit,
-    seq,
-    expected_a,
-    rating_a_before,
-    rating_b_before,
-    rating_a_after,
-    rating_b_after,
+    outputs,
 ):
     """Replay matches in ``order`` (some or all rows), updating ``u``, ``v`` (slot x k), the field
     (``seen`` per slot, ``field_players`` and the sums per league) and ``played_in_league`` in place.
-    ``league_players`` (the whole input's count per league) is the decaying schedule's N."""
+    ``league_players`` (the whole input's count per league) is the decaying schedule's N.
+
+    ``outputs``: the output columns (``kernel_outputs``), indexed by input row.
+    """
+    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after = outputs
     weighted = weight.shape[0] == score.shape[0]
     k = u.shape[1]
     for position in range(order.shape[0]):
@@ -176,7 +175,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         use_schedule,
         params["initial"],
         params["scale"] / math.log(10.0),
-        *kernel_outputs(out),
+        kernel_outputs(out),
     )
     return out, EndState(
         player={"u": u, "v": v},

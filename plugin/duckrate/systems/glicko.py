@@ -88,16 +88,7 @@ def glicko_replay_kernel(
     c,
     rd_max,
     rd_min,
-    seq,
-    expected_a,
-    rating_a_before,
-    rating_b_before,
-    sd_a_before,
-    sd_b_before,
-    rating_a_after,
-    rating_b_after,
-    sd_a_after,
-    sd_b_after,
+    outputs,
 ):
     """Replay matches in ``order`` period by period, updating ``rating`` and ``rd`` (one slot per league and
     player) in place. Output arrays are indexed by input row.
@@ -109,7 +100,21 @@ def glicko_replay_kernel(
     ``seen`` (rated in some period yet), ``last_period`` (the period it was last rated in) and
     ``played_in_league`` (matches replayed per league, which numbers ``seq``) are carried in place, so a
     replay continued from a saved state passes them in. ``order`` may hold only some of the rows.
+
+    ``outputs``: the output columns (``kernel_outputs``), indexed by input row.
     """
+    (
+        seq,
+        expected_a,
+        rating_a_before,
+        rating_b_before,
+        sd_a_before,
+        sd_b_before,
+        rating_a_after,
+        rating_b_after,
+        sd_a_after,
+        sd_b_after,
+    ) = outputs
     n = order.shape[0]
     n_states = rating.shape[0]
     weighted = weight.shape[0] == score.shape[0]

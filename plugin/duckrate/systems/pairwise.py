@@ -58,12 +58,7 @@ def pairwise_replay_kernel(
     prior_games,
     initial,
     points_per_logit,
-    seq,
-    expected_a,
-    rating_a_before,
-    rating_b_before,
-    rating_a_after,
-    rating_b_after,
+    outputs,
 ):
     """Replay matches in ``order`` (some or all rows), updating the state arrays in place.
 
@@ -72,7 +67,10 @@ def pairwise_replay_kernel(
     which player got the lower slot. ``seen[slot]`` marks the players already in their league's field;
     ``league_players`` counts them (a player joins at their first match) and ``played_in_league`` the
     league's matches so far.
+
+    ``outputs``: the output columns (``kernel_outputs``), indexed by input row.
     """
+    seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after = outputs
     weighted = weight.shape[0] == score.shape[0]
     half = 0.5 * prior_games
     for position in range(order.shape[0]):
@@ -168,7 +166,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         params["prior_games"],
         params["initial"],
         params["scale"] / math.log(10.0),
-        *kernel_outputs(out),
+        kernel_outputs(out),
     )
     # pair rows: the lower name first, [its wins, the opponent's wins, games]
     index = np.flatnonzero(touched)

@@ -250,23 +250,28 @@ def trueskill_replay_kernel(
     beta,
     tau,
     epsilon,
-    seq,
-    expected_a,
-    rating_a_before,
-    rating_b_before,
-    sd_a_before,
-    sd_b_before,
-    rating_a_after,
-    rating_b_after,
-    sd_a_after,
-    sd_b_after,
+    outputs,
 ):
     """Replay matches in ``order``, updating ``mu`` and ``sigma`` (one slot per league and player) in place.
 
     Output arrays are indexed by input row. ``sd_*_before`` is the stored σ (before this game's τ).
     ``played_in_league`` counts each league's matches so far (updated in place: a continued replay starts
     from its saved count). ``order`` may hold only some of the rows.
+
+    ``outputs``: the output columns (``kernel_outputs``), indexed by input row.
     """
+    (
+        seq,
+        expected_a,
+        rating_a_before,
+        rating_b_before,
+        sd_a_before,
+        sd_b_before,
+        rating_a_after,
+        rating_b_after,
+        sd_a_after,
+        sd_b_after,
+    ) = outputs
     for position in range(order.shape[0]):
         row = order[position]
         slot_a = state_a[row]
@@ -350,7 +355,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         params["beta"],
         params["tau"],
         draw_margin(params["draw_probability"], params["beta"]),
-        *kernel_outputs(out),
+        kernel_outputs(out),
     )
     return out, EndState(player=player)
 
