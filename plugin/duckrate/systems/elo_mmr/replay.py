@@ -99,47 +99,34 @@ def contest_scales(beta: float, drift: float, weight: np.ndarray) -> tuple[np.nd
 
 
 @kernel
-def elo_mmr_kernel(
-    order,
-    contest_start,
-    contest_days,
-    contest_beta,
-    contest_drift_sq,
-    state,
-    rank,
-    mu,
-    sig,
-    normal_mu,
-    normal_sig,
-    seen,
-    last_day,
-    slab,
-    head,
-    length,
-    capacity,
-    centres,
-    arg_scales,
-    out_scales,
-    pool_used,
-    gaussian,
-    rho,
-    drift_per_day_sq,
-    max_history,
-    max_opponents,
-    exact,
-    history_tolerance,
-    series_tolerance,
-    n_players,
-    performance,
-    rating_before,
-    sd_before,
-    rating_after,
-    sd_after,
-):
-    """Replay every contest in order from the players' beliefs (see :class:`._mmr_state.Beliefs`:
+def elo_mmr_kernel(contests, beliefs, settings, outputs):
+    """Replay every contest in order from the players' beliefs (see :class:`.beliefs.Beliefs`:
     ``mu``, ``sig``, the Gaussian factor, ``seen``, ``last_day`` and the logistic factors in the pool),
     all updated in place. Outputs are indexed by input row. Returns how many contests fell back from
-    the fast phase 1 to the exact one, and the pool (reallocated when it grew) with its used size."""
+    the fast phase 1 to the exact one, and the pool (reallocated when it grew) with its used size.
+
+    Arguments, grouped: ``contests`` (the rows in replay order and each contest's start, day, β and γ²,
+    each row's player slot and rank), ``beliefs`` (:meth:`.beliefs.Beliefs.kernel_arrays`), ``settings``
+    (the resolved parameters the kernel reads) and ``outputs`` (the computed columns but ``seq``)."""
+    order, contest_start, contest_days, contest_beta, contest_drift_sq, state, rank = contests
+    (
+        mu,
+        sig,
+        normal_mu,
+        normal_sig,
+        seen,
+        last_day,
+        slab,
+        head,
+        length,
+        capacity,
+        centres,
+        arg_scales,
+        out_scales,
+        pool_used,
+    ) = beliefs
+    gaussian, rho, drift_per_day_sq, max_history, max_opponents, exact, history_tolerance, series_tolerance = settings
+    n_players, performance, rating_before, sd_before, rating_after, sd_after = outputs
 
     largest = 0
     for c in range(contest_start.shape[0] - 1):
@@ -264,7 +251,7 @@ def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: Contest
     days = prepared.contest_time / _UNITS_PER_DAY[prepared.time_unit]
     n = prepared.n_rows
     out = {name: np.empty(n, np.int64 if name in ("n_players", "seq") else np.float64) for name in COMPUTED_COLUMNS}
-    _, beliefs.centres, beliefs.arg_scales, beliefs.out_scales, beliefs.pool_used = elo_mmr_kernel(
+    contests = (
         prepared.order,
         prepared.contest_start,
         np.ascontiguousarray(days),
@@ -272,7 +259,8 @@ def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: Contest
         drift_sq_w,
         prepared.state,
         prepared.rank,
-        *beliefs.kernel_arrays(),
+    )
+    settings = (
         params["variant"] == "gaussian",
         params["rho"],
         params["drift_per_day"] ** 2,
@@ -281,12 +269,10 @@ def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: Contest
         params["algorithm"] == "exact",
         params["history_tolerance"],
         SERIES_TOLERANCE,
-        out["n_players"],
-        out["performance"],
-        out["rating_before"],
-        out["sd_before"],
-        out["rating_after"],
-        out["sd_after"],
+    )
+    outputs = tuple(out[name] for name in COMPUTED_COLUMNS if name != "seq")
+    _, beliefs.centres, beliefs.arg_scales, beliefs.out_scales, beliefs.pool_used = elo_mmr_kernel(
+        contests, beliefs.kernel_arrays(), settings, outputs
     )
     seq = np.repeat(prepared.contest_seq + start.seq[prepared.contest_league], np.diff(prepared.contest_start))
     out["seq"][prepared.order] = seq
