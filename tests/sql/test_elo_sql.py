@@ -6,28 +6,11 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from helpers.replay_cases import CONTRACT_COLUMNS
 
 import duckrate
 from duckrate.sql.registry import register_macros
 
-CONTRACT_COLUMNS = [
-    "league",
-    "seq",
-    "match_id",
-    "played_at",
-    "player_a",
-    "player_b",
-    "score_a",
-    "expected_a",
-    "rating_a_before",
-    "rating_b_before",
-    "sd_a_before",
-    "sd_b_before",
-    "rating_a_after",
-    "rating_b_after",
-    "sd_a_after",
-    "sd_b_after",
-]
 FLOAT_COLUMNS = ["score_a", "expected_a", "rating_a_before", "rating_b_before", "rating_a_after", "rating_b_after"]
 SD_COLUMNS = ["sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after"]
 KEY = ["league", "seq"]

@@ -33,7 +33,7 @@ from helpers.chance_reference import (
     reference_chance,
     reference_prior,
 )
-from helpers.replay_cases import assert_after_state_is_carried_into_the_next_match
+from helpers.replay_cases import CONTRACT_COLUMNS, assert_after_state_is_carried_into_the_next_match
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -51,24 +51,6 @@ from duckrate.systems.chance.replay import CHANCE, chance, posteriors
 # the replay module itself: some of its helpers are tested directly
 chance_module = importlib.import_module("duckrate.systems.chance.replay")
 
-CONTRACT_COLUMNS = [
-    "league",
-    "seq",
-    "match_id",
-    "played_at",
-    "player_a",
-    "player_b",
-    "score_a",
-    "expected_a",
-    "rating_a_before",
-    "rating_b_before",
-    "sd_a_before",
-    "sd_b_before",
-    "rating_a_after",
-    "rating_b_after",
-    "sd_a_after",
-    "sd_b_after",
-]
 STATE_COLUMNS = CONTRACT_COLUMNS[8:]
 PROPERTY_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 GOLDEN_PATH = Path(__file__).parents[1] / "data" / "chance_golden.json"
