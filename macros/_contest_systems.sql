@@ -1,6 +1,6 @@
-{#- The contest replays that are built and feed the contest marts: var('duckrate_contest_systems'), by default
-  every contest system (as _systems(): the default is also here, and tests/unit/test_registry.py checks both
-  lists against the plugin's registry). -#}
+{#- Generated from duckrate's registry by `python -m duckrate.cli generate`: do not edit.
+  The contest replays that are built and feed the contest marts: var('duckrate_contest_systems'), or when it is null (the default) every registered one. -#}
 {% macro _contest_systems() -%}
-  {{ return(var('duckrate_contest_systems', ['elo_mmr'])) }}
+  {% set chosen = var('duckrate_contest_systems', none) %}
+  {{ return(['elo_mmr'] if chosen is none else chosen) }}
 {%- endmacro %}

@@ -163,8 +163,10 @@ def main(argv: list[str] | None = None) -> int:
         help="dbt arguments (default: build); e.g. -- build --project-dir . --threads 4",
     )
     commands.add_parser("warm", help="compile every kernel into numba's cache now, so later processes start fast")
-    reference = commands.add_parser("reference", help="write docs/reference.md from the registries")
-    reference.add_argument("--out", type=Path, default=Path(__file__).resolve().parents[2] / "docs" / "reference.md")
+    generate = commands.add_parser(
+        "generate", help="write the files generated from the registries (docs/reference.md, the dbt system lists)"
+    )
+    generate.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2])
     synth = commands.add_parser("synth", help="generate synthetic matches or contests (see duckrate.synthetic)")
     synth.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
@@ -177,10 +179,11 @@ def main(argv: list[str] | None = None) -> int:
 
         warm()
         return 0
-    if args.command == "reference":
-        from .reference import reference_markdown
+    if args.command == "generate":
+        from .generated import generated_files
 
-        args.out.write_text(reference_markdown())
+        for path, text in generated_files().items():
+            (args.root / path).write_text(text)
         return 0
     if args.command == "build":
         dbt_args = args.dbt_args[1:] if args.dbt_args[:1] == ["--"] else args.dbt_args

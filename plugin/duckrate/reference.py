@@ -1,5 +1,5 @@
 """docs/reference.md, generated from the registries (:mod:`duckrate.registry`): every macro's parameters with
-their defaults and what they accept, and its output columns. ``python -m duckrate.cli reference`` writes it;
+their defaults and what they accept, and its output columns. ``python -m duckrate.cli generate`` writes it;
 a test fails when the file in the repository is stale."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from .systems.contest_system import OUTPUT_COLUMNS as CONTEST_COLUMNS
 
 HEADER = """# Reference: every macro, its parameters and its columns
 
-Generated from duckrate's registries by `python -m duckrate.cli reference` (do not edit by hand; a test
+Generated from duckrate's registries by `python -m duckrate.cli generate` (do not edit by hand; a test
 fails when this file is stale). Every SQL macro takes its parameters by name (`k := 24`); the Python
 function of the same name (`duckrate.elo(matches, k=24)`) takes the same names with the same defaults.
 Defaults are shown as SQL literals (NULL = none). Replays and fits also take `priors := '<table>'` where

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import inspect
-import re
 from pathlib import Path
 
 import pytest
 import yaml
 
 import duckrate
-from duckrate.reference import reference_markdown
+from duckrate.generated import generated_files
 from duckrate.registry import CONTEST_SYSTEMS, FITS, MARTS, REPLAY_SYSTEMS, TESTS
 
 REPO = Path(__file__).resolve().parents[2]
@@ -21,9 +20,10 @@ def project_vars() -> dict:
     return yaml.safe_load((REPO / "dbt_project.yml").read_text())["vars"]
 
 
-def test_the_default_system_lists_are_the_registries():
-    assert project_vars()["duckrate_systems"] == [system.name for system in REPLAY_SYSTEMS]
-    assert project_vars()["duckrate_contest_systems"] == [system.name for system in CONTEST_SYSTEMS]
+def test_the_default_system_lists_are_every_registered_system():
+    """dbt_project.yml leaves the lists null, so the generated macros' lists (the registries) apply."""
+    assert project_vars()["duckrate_systems"] is None
+    assert project_vars()["duckrate_contest_systems"] is None
 
 
 def test_every_registered_system_has_its_replay_model():
@@ -40,23 +40,11 @@ def test_every_replay_model_is_a_registered_system():
         assert name in registered, f"{model.relative_to(REPO)} names {name!r}, which no registry holds"
 
 
-@pytest.mark.parametrize(
-    "macro, var, registry",
-    [
-        ("_systems", "duckrate_systems", REPLAY_SYSTEMS),
-        ("_contest_systems", "duckrate_contest_systems", CONTEST_SYSTEMS),
-    ],
-)
-def test_the_macros_default_system_lists_are_the_registries(macro, var, registry):
-    """The macros keep dbt_project.yml's defaults for callers outside the package's var scope."""
-    source = (REPO / "macros" / f"{macro}.sql").read_text()
-    (listed,) = re.findall(rf"var\('{var}', \[([^\]]*)\]\)", source)
-    assert re.findall(r"'([^']+)'", listed) == [system.name for system in registry]
-
-
-def test_the_reference_page_is_generated_from_the_registries():
-    """docs/reference.md is what `python -m duckrate.cli reference` writes today (regenerate it when this fails)."""
-    assert (REPO / "docs" / "reference.md").read_text() == reference_markdown()
+@pytest.mark.parametrize("path, text", generated_files().items(), ids=lambda value: str(value)[:40])
+def test_generated_files_are_current(path, text):
+    """docs/reference.md and the dbt macros listing the systems are what `python -m duckrate.cli generate` writes
+    from the registries today (run it when this fails)."""
+    assert (REPO / path).read_text() == text
 
 
 def python_defaults(function, skip=("matches", "results", "replay", "priors", "state", "chunk_size")) -> dict:
