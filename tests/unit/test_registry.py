@@ -62,3 +62,16 @@ def test_python_functions_take_the_registry_defaults(entry):
     """Each Python function's signature repeats its registry entry's parameters and defaults (for help() and
     editors); this pins the two together."""
     assert python_defaults(getattr(duckrate, entry.name)) == {p.name: p.default for p in entry.parameters}
+
+
+def test_every_dbt_project_here_lists_only_registered_systems():
+    """The system lists of the dbt projects in this repository (the package, the demo, the test projects)
+    name registered systems only."""
+    two_player = {system.name for system in REPLAY_SYSTEMS}
+    contest = {system.name for system in CONTEST_SYSTEMS}
+    for path in REPO.glob("**/dbt_project.yml"):
+        if ".venv" in path.parts or "dbt_packages" in path.parts:
+            continue
+        variables = yaml.safe_load(path.read_text()).get("vars") or {}
+        assert set(variables.get("duckrate_systems") or []) <= two_player, path
+        assert set(variables.get("duckrate_contest_systems") or []) <= contest, path
