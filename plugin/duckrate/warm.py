@@ -12,32 +12,30 @@ import time
 
 from .systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 
-#: One call per code path a user reaches from SQL: every replay system (a replay, its state and a resume
-#: check), each Bradley-Terry solver and uncertainty kind, the tests, the contest system and the marts.
-TWO_PLAYER_CALLS = tuple(
-    call.format(system=system.name)
-    for system in REPLAY_SYSTEMS
-    for call in (
-        "SELECT count(*) FROM {system}_replay('m')",
-        "SELECT count(*) FROM {system}_state('m')",
-        "SELECT count(*) FROM {system}_replay_and_state('m')",
+
+def _replay_calls(systems, table: str) -> tuple[str, ...]:
+    """A replay, its state and both at once, for every system, over ``table``."""
+    kinds = ("replay", "state", "replay_and_state")
+    return tuple(f"SELECT count(*) FROM {system.name}_{kind}('{table}')" for system in systems for kind in kinds)
+
+
+def _replays_union(systems, table: str) -> str:
+    """Every system's replay of ``table``, tagged with its system: what the marts read."""
+    return " UNION ALL BY NAME ".join(
+        f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('{table}'))" for system in systems
     )
-) + (
+
+
+#: One call per code path a user reaches from SQL: every replay and contest system (a replay, its state and
+#: both), each Bradley-Terry solver and uncertainty kind, the tests and the marts.
+TWO_PLAYER_CALLS = _replay_calls(REPLAY_SYSTEMS, "m") + (
     "SELECT count(*) FROM bt_fit('m')",
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, home_advantage := true, uncertainty := 'sparse', anchor_player := 'p000001')",
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, uncertainty := 'bootstrap', resamples := 3)",
     "SELECT count(*) FROM bt_fit('m', method := 'mm', prior_sd := 300)",
     "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
 )
-CONTEST_CALLS = tuple(
-    call.format(system=system.name)
-    for system in CONTEST_SYSTEMS
-    for call in (
-        "SELECT count(*) FROM {system}_replay('c')",
-        "SELECT count(*) FROM {system}_state('c')",
-        "SELECT count(*) FROM {system}_replay_and_state('c')",
-    )
-)
+CONTEST_CALLS = _replay_calls(CONTEST_SYSTEMS, "c")
 MART_CALLS = (
     "SELECT count(*) FROM leaderboard('r')",
     "SELECT count(*) FROM calibration_bins('r')",
@@ -73,18 +71,8 @@ def warm(log=print) -> float:
     con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
     for sql in TWO_PLAYER_CALLS + CONTEST_CALLS:
         con.execute(sql).fetchall()
-    con.execute(
-        "CREATE TABLE r AS "
-        + " UNION ALL BY NAME ".join(
-            f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('m'))" for system in REPLAY_SYSTEMS
-        )
-    )
-    con.execute(
-        "CREATE TABLE cr AS "
-        + " UNION ALL BY NAME ".join(
-            f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('c'))" for system in CONTEST_SYSTEMS
-        )
-    )
+    con.execute("CREATE TABLE r AS " + _replays_union(REPLAY_SYSTEMS, "m"))
+    con.execute("CREATE TABLE cr AS " + _replays_union(CONTEST_SYSTEMS, "c"))
     for sql in MART_CALLS:
         con.execute(sql).fetchall()
     con.close()

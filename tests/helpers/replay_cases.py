@@ -508,9 +508,14 @@ def with_value(rows, column, value, schema=None):
     return pl.DataFrame(rows, schema=schema)
 
 
-def python_defaults(function):
-    """The defaults of a system's Python function, by parameter name (without ``matches``)."""
-    return {name: p.default for name, p in inspect.signature(function).parameters.items() if name != "matches"}
+def python_defaults(function, skip=("matches",)):
+    """The defaults of a system's Python function, by parameter name (without the names in ``skip`` and the
+    parameters that have no default)."""
+    return {
+        name: p.default
+        for name, p in inspect.signature(function).parameters.items()
+        if name not in skip and p.default is not inspect.Parameter.empty
+    }
 
 
 # --------------------------------------------------------------------------------------------------

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import inspect
 from pathlib import Path
 
 import pytest
 import yaml
+from helpers.replay_cases import python_defaults
 
 import duckrate
 from duckrate.generated import generated_files
@@ -47,21 +47,14 @@ def test_generated_files_are_current(path, text):
     assert (REPO / path).read_text() == text
 
 
-def python_defaults(function, skip=("matches", "results", "replay", "priors", "state", "chunk_size")) -> dict:
-    return {
-        name: p.default
-        for name, p in inspect.signature(function).parameters.items()
-        if name not in skip and p.default is not inspect.Parameter.empty
-    }
-
-
 @pytest.mark.parametrize(
     "entry", [*REPLAY_SYSTEMS, *CONTEST_SYSTEMS, *FITS, *TESTS, *MARTS], ids=lambda entry: entry.name
 )
 def test_python_functions_take_the_registry_defaults(entry):
     """Each Python function's signature repeats its registry entry's parameters and defaults (for help() and
     editors); this pins the two together."""
-    assert python_defaults(getattr(duckrate, entry.name)) == {p.name: p.default for p in entry.parameters}
+    skip = ("matches", "results", "replay", "priors", "state", "chunk_size")
+    assert python_defaults(getattr(duckrate, entry.name), skip) == {p.name: p.default for p in entry.parameters}
 
 
 def test_every_dbt_project_here_lists_only_registered_systems():

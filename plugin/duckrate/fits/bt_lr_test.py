@@ -52,7 +52,7 @@ import pyarrow as pa
 
 from .._numba import kernel, parallel_kernel
 from ..matches import PreparedMatches, columns_from_polars, prepare_matches
-from ..parameters import Parameter, Signature, resolve_parameters
+from ..parameters import Parameter, Signature
 from ..systems.elo import elo_replay_kernel
 from .bradley_terry.solve import bt_theta
 from .game_logistic import fit_games, log_loss
@@ -460,7 +460,7 @@ def _league_games(prepared: PreparedMatches, rows: np.ndarray, local: np.ndarray
 
 def lr_test_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pl.DataFrame:
     """The tests over a table given as Arrow columns (the SQL path and the Python function share this)."""
-    params = resolve_parameters("bt_lr_test", PARAMETERS, given)
+    params = BT_LR_TEST.resolve(given)
     prepared = prepare_matches(columns, table)
     local, members = name_ordered_codes(prepared)
     rows = []

@@ -30,6 +30,7 @@ from .replay_udf import (
     collected_columns,
     compute_tokens,
     resume_reasons,
+    udf_name,
 )
 
 FETCH_UDF = "duckrate_fetch_contest"  # shared: every contest system computes the same columns
@@ -76,11 +77,6 @@ class _ContestCall:
 
     def table(self, row: int) -> str:
         return f"table {self.table_name[row].as_py()!r}"
-
-
-def udf_name(system: ContestSystem, kind: str) -> str:
-    """``duckrate_<system>_compute_udf`` / ``duckrate_<system>_check_udf``."""
-    return f"duckrate_{system.name}_{kind}_udf"
 
 
 def make_compute_udf(system: ContestSystem):
@@ -144,10 +140,11 @@ def _computed_cte(system: ContestSystem, udf_args: str, want: str) -> str:
 def rows_select(source: str, tokens: str) -> str:
     """The replay rows of the results in ``source`` from the token in ``tokens`` (see
     :func:`.replay_udf.rows_select`)."""
-    passthrough = PASSTHROUGH_COLUMNS
-    outputs = ", ".join(f"z.{name}" if name in passthrough else f"z.f.{name} AS {name}" for name in OUTPUT_COLUMNS)
+    outputs = ", ".join(
+        f"z.{name}" if name in PASSTHROUGH_COLUMNS else f"z.f.{name} AS {name}" for name in OUTPUT_COLUMNS
+    )
     return f"""SELECT {outputs}
-FROM (SELECT {", ".join(f"s.{name}" for name in passthrough)}, {FETCH_UDF}(t.token, {ROW_KEY}) AS f
+FROM (SELECT {", ".join(f"s.{name}" for name in PASSTHROUGH_COLUMNS)}, {FETCH_UDF}(t.token, {ROW_KEY}) AS f
       FROM {source} AS s CROSS JOIN {tokens} AS t) AS z"""
 
 

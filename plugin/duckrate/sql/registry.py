@@ -60,35 +60,25 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             replay_udf.STATE_RETURN_TYPE,
         )
     )
-    for system in REPLAY_SYSTEMS:
-        udfs.append(
-            (
-                replay_udf.udf_name(system, "compute"),
-                lambda system=system: replay_udf.make_compute_udf(system),
-                "BIGINT",
+    for module, systems in ((replay_udf, REPLAY_SYSTEMS), (contest_udf, CONTEST_SYSTEMS)):
+        for system in systems:
+            udfs.append(
+                (
+                    replay_udf.udf_name(system, "compute"),
+                    lambda module=module, system=system: module.make_compute_udf(system),
+                    "BIGINT",
+                )
             )
-        )
-        udfs.append(
-            (replay_udf.udf_name(system, "check"), lambda system=system: replay_udf.make_check_udf(system), "VARCHAR")
-        )
+            udfs.append(
+                (
+                    replay_udf.udf_name(system, "check"),
+                    lambda module=module, system=system: module.make_check_udf(system),
+                    "VARCHAR",
+                )
+            )
     for mart in [mart for mart in evaluation_udf.MARTS + contest_udf.MARTS if mart.compute is not None]:
         udfs.append((mart.udf_name, lambda mart=mart: evaluation_udf.make_udf(mart), mart.return_type))
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
-    for system in CONTEST_SYSTEMS:
-        udfs.append(
-            (
-                contest_udf.udf_name(system, "compute"),
-                lambda system=system: contest_udf.make_compute_udf(system),
-                "BIGINT",
-            )
-        )
-        udfs.append(
-            (
-                contest_udf.udf_name(system, "check"),
-                lambda system=system: contest_udf.make_check_udf(system),
-                "VARCHAR",
-            )
-        )
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
     return udfs
 

@@ -15,7 +15,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..parameters import sql_parameter_list
+from ..parameters import Signature, sql_parameter_list
 from ..systems._replay import (
     COMPUTED_COLUMNS,
     DEFAULT_CHUNK_ROWS,
@@ -60,8 +60,8 @@ EMPTY_PRIORS_SQL = (
 WANTS = ("rows", "state", "rows_and_state")
 
 
-def udf_name(system: ReplaySystem, kind: str = "") -> str:
-    """The UDF behind ``<system>_replay`` and its companions: kind 'compute' or 'check'."""
+def udf_name(system: Signature, kind: str = "") -> str:
+    """The UDF behind ``<system>_replay`` and its companions (two-player or contest): kind 'compute' or 'check'."""
     return f"duckrate_{system.name}_{kind + '_' if kind else ''}udf"
 
 

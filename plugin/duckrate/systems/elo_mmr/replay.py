@@ -42,7 +42,7 @@ from .._chunks import check_chunk_size, replay_in_chunks
 from .._replay import DEFAULT_CHUNK_ROWS
 from .._state import RebuildRequired, state_frame
 from ..contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
-from ..contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, ContestSystem
+from ..contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, ROW_ORDER, ContestSystem
 from .beliefs import belief_values, fresh_beliefs, restore_beliefs
 from .fast import performances_fast
 from .history import (
@@ -343,7 +343,7 @@ def elo_mmr_with_state(
         size,
         state,
         lambda part, before: _output_frame(part, priors, before, params, want_state=True),
-        ["league", "seq", "rank", "player"],
+        ROW_ORDER,
     )
 
 
@@ -356,7 +356,7 @@ def _output_frame(results, priors, state, params, want_state):
     if "league" not in out.columns:
         out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
     out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
-    return out.select(OUTPUT_COLUMNS).sort(["league", "seq", "rank", "player"], nulls_last=True), new_state
+    return out.select(OUTPUT_COLUMNS).sort(ROW_ORDER, nulls_last=True), new_state
 
 
 def elo_mmr(
