@@ -41,15 +41,8 @@ from duckrate import DuckrateInputError
 from duckrate.systems._replay import replay_with_state
 from duckrate.systems._state import RebuildRequired
 from duckrate.systems.glicko import GLICKO
-from duckrate.systems.glicko2 import (
-    GLICKO2,
-    SCALE,
-    glicko2,
-    glicko2_e,
-    glicko2_g,
-    glicko2_update,
-    glicko2_volatility,
-)
+from duckrate.systems.glicko2 import GLICKO2, glicko2
+from duckrate.systems.glicko_rules import SCALE, glicko2_e, glicko2_g, glicko2_update, glicko2_volatility
 
 CASES = load_data("glicko_cases.json")
 FLOAT_COLUMNS = CONTRACT_COLUMNS[7:]

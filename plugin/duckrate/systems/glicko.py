@@ -20,7 +20,6 @@ import math
 import numpy as np
 import polars as pl
 
-from .._numba import kernel
 from ..errors import DuckrateInputError
 from ..matches import PreparedMatches
 from ..parameters import Parameter
@@ -31,155 +30,15 @@ from ._glicko_common import (
     PERIOD_LENGTH,
     RD,
     RD_MIN,
-    add_game_terms,
     carried_end,
     carried_newcomers,
     carried_start,
     check_rd_min_below_rd,
-    period_stop,
-    run_periodic,
 )
 from ._periods import row_periods
 from ._replay import ReplaySystem, replay_frame
 from ._state import EndState, StartState, StateField
-
-Q = math.log(10.0) / 400.0  # 0.00575646273...
-_PI_SQUARED = math.pi * math.pi
-
-
-@kernel
-def glicko_g(rd):
-    """g(RD) = 1/sqrt(1 + 3q²RD²/π²): the discount for an opponent's uncertainty (step 2)."""
-    return 1.0 / math.sqrt(1.0 + 3.0 * Q * Q * rd * rd / _PI_SQUARED)
-
-
-@kernel
-def glicko_e(rating, rating_opponent, g_opponent):
-    """E(s | r, r_j, RD_j) = 1/(1 + 10^(-g(RD_j)(r - r_j)/400)), with ``g_opponent`` = g(RD_j) (step 2)."""
-    return 1.0 / (1.0 + math.exp(-g_opponent * (rating - rating_opponent) * Q))
-
-
-@kernel
-def glicko_update(rating, rd, information, surprise):
-    """Steps 2-3 for one player and period: (r', RD').
-
-    ``information`` = Σ w·g(RD_j)²·E_j(1 - E_j) (so 1/d² = q²·information) and ``surprise`` =
-    Σ w·g(RD_j)(s_j - E_j) over the player's games in the period.
-    """
-    variance = 1.0 / (1.0 / (rd * rd) + Q * Q * information)
-    return rating + Q * variance * surprise, math.sqrt(variance)
-
-
-@kernel
-def glicko_replay_kernel(
-    order,
-    period,
-    periodic,
-    state_a,
-    state_b,
-    league,
-    score,
-    weight,
-    rating,
-    rd,
-    seen,
-    last_period,
-    played_in_league,
-    c,
-    rd_max,
-    rd_min,
-    outputs,
-):
-    """Replay matches in ``order`` period by period, updating ``rating`` and ``rd`` (one slot per league and
-    player) in place. Output arrays are indexed by input row.
-
-    With ``periodic``, consecutive rows of ``order`` sharing ``period[row]`` form one rating period (of all
-    leagues at once: leagues never share slots); otherwise every row is its own period for its two
-    players, and a returning player's RD grows by c² (t = 1) before each game.
-
-    ``seen`` (rated in some period yet), ``last_period`` (the period it was last rated in) and
-    ``played_in_league`` (matches replayed per league, which numbers ``seq``) are carried in place, so a
-    replay continued from a saved state passes them in. ``order`` may hold only some of the rows.
-
-    ``outputs``: the output columns (``kernel_outputs``), indexed by input row.
-    """
-    (
-        seq,
-        expected_a,
-        rating_a_before,
-        rating_b_before,
-        sd_a_before,
-        sd_b_before,
-        rating_a_after,
-        rating_b_after,
-        sd_a_after,
-        sd_b_after,
-    ) = outputs
-    n = order.shape[0]
-    n_states = rating.shape[0]
-    weighted = weight.shape[0] == score.shape[0]
-    c2 = c * c
-    batch_of = np.full(n_states, -1, dtype=np.int64)
-    information = np.zeros(n_states, dtype=np.float64)
-    surprise = np.zeros(n_states, dtype=np.float64)
-    touched = np.empty(min(n_states, 2 * n), dtype=np.int64)
-    start = 0
-    while start < n:
-        stop, current = period_stop(order, period, periodic, start)
-        # Step 1 at each player's first game of the period: idle growth; accumulators reset for touched slots.
-        n_touched = 0
-        for position in range(start, stop):
-            row = order[position]
-            for side in range(2):
-                slot = state_a[row] if side == 0 else state_b[row]
-                if batch_of[slot] == start:
-                    continue
-                batch_of[slot] = start
-                if seen[slot]:
-                    t = float(current - last_period[slot]) if periodic else 1.0
-                    grown = min(math.sqrt(rd[slot] * rd[slot] + c2 * t), rd_max)
-                    rd[slot] = max(grown, rd_min)
-                information[slot] = 0.0
-                surprise[slot] = 0.0
-                touched[n_touched] = slot
-                n_touched += 1
-            # Step 2 terms of this game, from both players' period-start states.
-            slot_a = state_a[row]
-            slot_b = state_b[row]
-            r_a = rating[slot_a]
-            r_b = rating[slot_b]
-            d_a = rd[slot_a]
-            d_b = rd[slot_b]
-            g_a = glicko_g(d_a)
-            g_b = glicko_g(d_b)
-            e_a = glicko_e(r_a, r_b, g_b)
-            e_b = glicko_e(r_b, r_a, g_a)
-            add_game_terms(
-                information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row]
-            )
-            this_league = league[row]
-            played_in_league[this_league] += 1
-            seq[row] = played_in_league[this_league]
-            expected_a[row] = glicko_e(r_a, r_b, glicko_g(math.sqrt(d_a * d_a + d_b * d_b)))
-            rating_a_before[row] = r_a
-            rating_b_before[row] = r_b
-            sd_a_before[row] = d_a
-            sd_b_before[row] = d_b
-        # Steps 2-3: one update per player from all their games of the period.
-        for i in range(n_touched):
-            slot = touched[i]
-            new_rating, new_rd = glicko_update(rating[slot], rd[slot], information[slot], surprise[slot])
-            rating[slot] = new_rating
-            rd[slot] = max(new_rd, rd_min)
-            seen[slot] = True
-            last_period[slot] = current
-        for position in range(start, stop):
-            row = order[position]
-            rating_a_after[row] = rating[state_a[row]]
-            rating_b_after[row] = rating[state_b[row]]
-            sd_a_after[row] = rd[state_a[row]]
-            sd_b_after[row] = rd[state_b[row]]
-        start = stop
+from .glicko_rules import GLICKO_RULES, run_periodic
 
 
 def _periods(prepared: PreparedMatches, params: dict) -> np.ndarray | None:
@@ -199,10 +58,10 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     )
     seen, last_period = carried_start(player)
     out = run_periodic(
-        glicko_replay_kernel,
+        GLICKO_RULES,
         prepared,
         period,
-        (player["rating"], player["rd"]),
+        (player["rating"], player["rd"], np.zeros(0)),  # Glicko has no volatility
         seen,
         last_period,
         start.seq.copy(),
