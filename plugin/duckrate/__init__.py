@@ -6,16 +6,16 @@ SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 
 """
 
 from . import evaluation
+from . import systems as _systems
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
 from .evaluation.contests import contest_leaderboard, contest_metrics
 from .fits import bt_fit
 from .fits.bt_lr_test import bt_lr_test
+from .registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 from .sql.registry import register
 from .state import RebuildRequired, replay_state, replay_with_state
-from .systems import chance, elo, elo2k, glicko, glicko2, pairwise, trueskill
 from .systems._replay import DEFAULT_CHUNK_ROWS
-from .systems.elo_mmr import elo_mmr
 
 __all__ = [
     "DEFAULT_CHUNK_ROWS",
@@ -25,21 +25,18 @@ __all__ = [
     "bt_lr_test",
     "calibration_bins",
     "calibration_summary",
-    "chance",
     "contest_leaderboard",
     "contest_metrics",
-    "elo",
-    "elo2k",
-    "elo_mmr",
     "evaluation",
-    "glicko",
-    "glicko2",
     "leaderboard",
     "loss_curve",
-    "pairwise",
     "register",
     "replay_state",
     "replay_with_state",
-    "trueskill",
 ]
+# duckrate.<system>(...): the Python function of every registered system, named as the system (each system's
+# module defines it; systems/__init__.py imports it beside the registry entry).
+SYSTEM_FUNCTIONS = {system.name: getattr(_systems, system.name) for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)}
+globals().update(SYSTEM_FUNCTIONS)
+__all__ += sorted(SYSTEM_FUNCTIONS)
 __version__ = "0.1.0"

@@ -1,11 +1,12 @@
-"""The files generated from the registries (:mod:`duckrate.registry`): the reference page and the dbt
-macros that list the systems. ``python -m duckrate.cli generate`` writes them into a checkout; a test fails
+"""The files generated from the registries (:mod:`duckrate.registry`): the reference page, the dbt
+macros that list the systems and the yml of their replay models. ``python -m duckrate.cli generate`` writes them into a checkout; a test fails
 when one in the repository differs from what this module gives."""
 
 from __future__ import annotations
 
 from .reference import reference_markdown
 from .registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from .replay_models import replays_yml
 
 _SYSTEMS_MACRO = """{{#- Generated from duckrate's registry by `python -m duckrate.cli generate`: do not edit.
   {what}: var('{var}'), or when it is null (the default) every registered one. -#}}
@@ -34,4 +35,5 @@ def generated_files() -> dict[str, str]:
             "The contest replays that are built and feed the contest marts",
             CONTEST_SYSTEMS,
         ),
+        "models/replays/replays.yml": replays_yml(),
     }

@@ -105,6 +105,8 @@ class Signature:
     name: str
     parameters: tuple[Parameter, ...]
     check: Callable[[dict], None] = field(default=lambda params: None)
+    # One or two sentences on what it computes, with its source (the generated docs and dbt yml show it).
+    summary: str = ""
 
     @property
     def defaults(self) -> dict[str, float | str | bool | None]:

@@ -35,8 +35,11 @@ def _columns(names) -> str:
     return "Columns: " + ", ".join(f"`{name}`" for name in names) + "."
 
 
-def _section(title: str, call: str, python: str | None, parameters, columns: str, note: str = "") -> list[str]:
-    lines = [f"### {title}", "", f"SQL: `{call}`" + (f"; Python: `{python}`" if python else "") + ".", ""]
+def _section(
+    title: str, call: str, python: str | None, parameters, columns: str, note: str = "", summary: str = ""
+) -> list[str]:
+    lines = [f"### {title}", ""] + ([summary, ""] if summary else [])
+    lines += [f"SQL: `{call}`" + (f"; Python: `{python}`" if python else "") + ".", ""]
     lines += _parameter_rows(parameters)
     lines += ["", columns + (" " + note if note else ""), ""]
     return lines
@@ -54,6 +57,7 @@ def reference_markdown() -> str:
             system.parameters,
             _columns(REPLAY_COLUMNS),
             note,
+            system.summary,
         )
     lines += ["## Contest replays (over ranked results)", ""]
     for system in CONTEST_SYSTEMS:
@@ -63,6 +67,7 @@ def reference_markdown() -> str:
             f"duckrate.{system.name}(results, ...)",
             system.parameters,
             _columns(CONTEST_COLUMNS),
+            summary=system.summary,
         )
     lines += ["## Batch fits", ""]
     for fit in FITS:

@@ -40,6 +40,18 @@ def test_every_replay_model_is_a_registered_system():
         assert name in registered, f"{model.relative_to(REPO)} names {name!r}, which no registry holds"
 
 
+def test_every_registered_system_is_a_python_function_of_the_package():
+    for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS):
+        assert system.name in duckrate.__all__, system.name
+        assert callable(getattr(duckrate, system.name)), system.name
+
+
+def test_every_registered_system_has_a_summary():
+    """The summary is the description of its dbt model and its section of docs/reference.md."""
+    for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS):
+        assert system.summary.strip(), system.name
+
+
 @pytest.mark.parametrize("path, text", generated_files().items(), ids=lambda value: str(value)[:40])
 def test_generated_files_are_current(path, text):
     """docs/reference.md and the dbt macros listing the systems are what `python -m duckrate.cli generate` writes

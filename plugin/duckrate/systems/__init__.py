@@ -3,7 +3,7 @@
 from .chance import CHANCE, chance
 from .elo import ELO, elo
 from .elo2k import ELO2K, elo2k
-from .elo_mmr import ELO_MMR
+from .elo_mmr import ELO_MMR, elo_mmr
 from .glicko import GLICKO, glicko
 from .glicko2 import GLICKO2, glicko2
 from .pairwise import PAIRWISE, pairwise
@@ -27,6 +27,7 @@ __all__ = [
     "chance",
     "elo",
     "elo2k",
+    "elo_mmr",
     "glicko",
     "glicko2",
     "pairwise",

@@ -130,6 +130,7 @@ def _check_schedule(params: dict) -> None:
 
 ELO = ReplaySystem(
     name="elo",
+    summary="Elo (Elo 1978), with a fixed K or the decaying schedule of Tang, Wang & Jin (Appendix D).",
     parameters=(
         Parameter("k", 32.0, "a finite K factor >= 0", lambda v: math.isfinite(v) and v >= 0),
         Parameter("initial", 1500.0, "a finite starting rating"),

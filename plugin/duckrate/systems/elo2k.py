@@ -194,6 +194,10 @@ DEFAULT_ETA = ELO.defaults["k"] * math.log(10.0) / ELO.defaults["scale"]  # the 
 
 ELO2K = ReplaySystem(
     name="elo2k",
+    summary=(
+        "Elo2k (Tang, Wang & Jin): k-dimensional ratings that can express intransitive matchups; rating columns "
+        "hold each player's mean log-odds against the league's field so far, on the Elo scale."
+    ),
     parameters=(
         Parameter("dim", 4, "an integer vector dimension k between 1 and 64", lambda v: 1 <= v <= 64, integer=True),
         Parameter(

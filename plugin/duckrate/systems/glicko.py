@@ -80,6 +80,7 @@ def _check(params: dict) -> None:
 
 GLICKO = ReplaySystem(
     name="glicko",
+    summary="Glicko (Glickman 1999), with rating periods from a period column or period_length.",
     parameters=(
         INITIAL,
         RD,

@@ -91,6 +91,7 @@ def _check(params: dict) -> None:
 
 GLICKO2 = ReplaySystem(
     name="glicko2",
+    summary="Glicko-2 (Glickman 2012), with rating periods as Glicko.",
     parameters=(
         INITIAL,
         RD,

@@ -191,6 +191,10 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
 
 PAIRWISE = ReplaySystem(
     name="pairwise",
+    summary=(
+        "The Pairwise online estimator (Tang, Wang & Jin): forecasts from per-pair counts; its state keeps one "
+        "row per pair met."
+    ),
     parameters=(
         Parameter(
             "prior_games",

@@ -362,6 +362,10 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
 
 TRUESKILL = ReplaySystem(
     name="trueskill",
+    summary=(
+        "TrueSkill (Herbrich, Minka & Graepel 2007) for two players with draws; ratings are TrueSkill's own mu "
+        "and sigma."
+    ),
     parameters=(
         Parameter("mu", 25.0, "a finite newcomer mean μ"),
         Parameter("sigma", 25.0 / 3.0, "a finite newcomer σ > 0", lambda v: math.isfinite(v) and v > 0),

@@ -624,6 +624,10 @@ def _check_resume(prepared: PreparedMatches, params: dict, start: StartState) ->
 
 CHANCE = ReplaySystem(
     name="chance",
+    summary=(
+        "The luck-aware grid system (Cowan, paired comparisons for games of chance): each player's whole "
+        "posterior on a grid; ratings are posterior means on the display scale."
+    ),
     parameters=(
         Parameter(
             "beta",

@@ -436,6 +436,10 @@ def elo_mmr(
 # The registered contest system (systems/contest_system.py): its parameters and the functions above.
 ELO_MMR = ContestSystem(
     name="elo_mmr",
+    summary=(
+        "Elo-MMR (Ebtekar & Liu 2021): Elo-MMR(ρ) with logistic performances, or Elo-MMχ with Gaussian ones; "
+        "performance from the contest's ranking, then a robust update of each participant's belief."
+    ),
     parameters=(
         Parameter(
             "variant", "logistic", "'logistic' (Elo-MMR(ρ)) or 'gaussian' (Elo-MMχ)", choices=("logistic", "gaussian")
