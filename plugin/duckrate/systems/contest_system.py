@@ -3,20 +3,25 @@ API are generated from (in the spirit of the Elo-MMR reference implementation's 
 ``round_update`` rates one contest's standings).
 
 A contest system is registered in :data:`duckrate.systems.CONTEST_SYSTEMS` as a :class:`ContestSystem`:
-its name and parameters (a :class:`~duckrate.parameters.Signature`), and three functions over a
-``contest_results`` table (``contest_id``, ``played_at``, ``player``, ``rank``, optional ``league`` and
-``weight``) given as Arrow columns:
+its name, summary and parameters (a :class:`~duckrate.parameters.Signature`) and one function, ``run``,
+which rates prepared contests from a start::
 
-- ``replay(columns, priors, params, table, state, want_state)`` rates the contests in (played_at,
-  contest_id) order, continuing a saved ``state`` table when given, and returns ``(prepared, computed,
-  state)``: the computed columns (:data:`COMPUTED_COLUMNS`) by input row and, with ``want_state``, the
-  state table after these contests;
-- ``resume_problem(columns, params, state, table)`` says why ``state`` cannot be continued with these
-  contests (None when it can), without rating them;
-- ``with_state(results, state, priors, chunk_size, want_state, **params)``, the Python API over a Polars
-  frame: ``(rows, state)``, in chunks of whole contests.
+    run(prepared, priors, params, start) -> (computed, player_values)
+
+``prepared`` (:class:`~duckrate.contests.PreparedContests`) holds the contests in (played_at, contest_id)
+order per league, ``start`` (:class:`.contest_state.ContestStart`) the saved player rows of the players in
+them; ``computed`` are the columns the system computes (:data:`COMPUTED_COLUMNS` but ``seq``), by input
+row, and ``player_values()`` (called only when the state is wanted) the player row of every state slot after
+the contests, in slot order (a List(Float64) Series; its layout is the system's own). The interface builds the rest from ``run`` for every system alike:
+
+- :meth:`ContestSystem.replay` over a ``contest_results`` table (``contest_id``, ``played_at``, ``player``,
+  ``rank``, optional ``league`` and ``weight``) given as Arrow columns, continuing a saved state;
+- :meth:`ContestSystem.resume_problem`: why a saved state cannot be continued with these contests;
+- :meth:`ContestSystem.with_state`: the Python API over a Polars frame, in chunks of whole contests.
 
 Every system returns the same columns (:data:`OUTPUT_COLUMNS`), so the contest marts read any of them.
+Systems whose player row is a fixed list of numbers (rating, sd, ...) keep it with :func:`fixed_values`
+and :func:`restore_fixed`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,17 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
 from ..parameters import Signature
+from ..priors import prior_columns
+from ._chunks import check_chunk_size, replay_in_chunks
+from ._replay import DEFAULT_CHUNK_ROWS
+from ._state import RebuildRequired, state_frame
+from .contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
 
 # Columns of one contest replay row (one per contest and participant), in the contract's order.
 OUTPUT_COLUMNS = (
@@ -49,8 +64,112 @@ ROW_ORDER = ["league", "seq", "rank", "player"]
 
 @dataclass(frozen=True, kw_only=True)
 class ContestSystem(Signature):
-    """A rating system over ranked contests (see the module docstring for the three functions)."""
+    """A rating system over ranked contests: its signature and its ``run`` (see the module docstring)."""
 
-    replay: Callable
-    resume_problem: Callable
-    with_state: Callable
+    run: Callable[
+        [PreparedContests, dict | None, dict, ContestStart], tuple[dict[str, np.ndarray], Callable[[], pl.Series]]
+    ]
+
+    def replay(
+        self,
+        columns: dict[str, pa.Array],
+        priors,
+        params: dict,
+        table: str = "contest_results",
+        state=None,
+        want_state: bool = False,
+    ):
+        """Resolve parameters, validate the results, rate them (continuing a saved ``state`` table when
+        given). Returns the prepared contests, the computed columns (:data:`COMPUTED_COLUMNS`) by input row,
+        and (with ``want_state``) the state table after these contests (:mod:`.contest_state`). Raises
+        :class:`RebuildRequired` when ``state`` cannot be continued with these contests."""
+        params = self.resolve(params)
+        prepared = prepare_contests(columns, table)
+        old = state_frame(state) if state is not None else None
+        if old is not None and old.height:
+            start = continue_contests(self, columns, prepared, params, old)
+        else:
+            start = fresh_contest_start(prepared)
+        computed, player_values = self.run(prepared, prior_columns(priors), params, start)
+        seq = np.empty(prepared.n_rows, dtype=np.int64)
+        seq[prepared.order] = np.repeat(
+            prepared.contest_seq + start.seq[prepared.contest_league], np.diff(prepared.contest_start)
+        )
+        computed = {name: seq if name == "seq" else computed[name] for name in COMPUTED_COLUMNS}
+        if not want_state:
+            return prepared, computed, None
+        new_state = contest_state_frame(self, columns, prepared, params, start, player_values(), old)
+        return prepared, computed, new_state
+
+    def resume_problem(
+        self, columns: dict[str, pa.Array], params: dict, state, table: str = "contest_results"
+    ) -> str | None:
+        """Why ``state`` cannot be continued with these contests (the :class:`RebuildRequired` message a
+        continuation would raise), or None when it can; nothing is rated."""
+        params = self.resolve(params)
+        prepared = prepare_contests(columns, table)
+        old = state_frame(state)
+        try:
+            if old.height:
+                continue_contests(self, columns, prepared, params, old)
+        except RebuildRequired as error:
+            return str(error)
+        return None
+
+    def with_state(
+        self,
+        results: pl.DataFrame,
+        state: pl.DataFrame | None = None,
+        priors: pl.DataFrame | None = None,
+        chunk_size: int | None = None,
+        want_state: bool = True,
+        **params,
+    ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
+        """The replay rows of ``results`` (:data:`OUTPUT_COLUMNS`, sorted by :data:`ROW_ORDER`) and the state
+        table after them; at most ``chunk_size`` results (default ``DEFAULT_CHUNK_ROWS``) are rated at once,
+        whole contests, in chunks that each continue from the state the one before left (:mod:`._chunks`)."""
+        size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
+        if not isinstance(results, pl.DataFrame) or results.height <= size or "played_at" not in results.columns:
+            return self._output_frame(results, priors, state, params, want_state)
+        self.resolve(params)  # a bad parameter is reported before any work
+        return replay_in_chunks(
+            results,
+            "contest_id",
+            size,
+            state,
+            lambda part, before: self._output_frame(part, priors, before, params, True),
+            ROW_ORDER,
+        )
+
+    def _output_frame(self, results, priors, state, params, want_state):
+        columns = contest_columns_from_polars(results)
+        _, computed, new_state = self.replay(columns, priors, params, state=state, want_state=want_state)
+        out = results.select([name for name in PASSTHROUGH_COLUMNS if name in results.columns])
+        if "league" not in out.columns:
+            out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
+        out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
+        return out.select(OUTPUT_COLUMNS).sort(ROW_ORDER, nulls_last=True), new_state
+
+
+def fixed_values(fields: tuple[np.ndarray, ...]) -> pl.Series:
+    """The saved player rows of a system whose row is a fixed list of numbers: row s is
+    ``[fields[0][s], fields[1][s], ...]``."""
+    flat = np.column_stack([np.asarray(field, dtype=np.float64) for field in fields]).ravel()
+    array = pa.FixedSizeListArray.from_arrays(pa.array(flat), len(fields))
+    return pl.Series("value", array).cast(pl.List(pl.Float64))
+
+
+def restore_fixed(system: str, names: tuple[str, ...], fields: tuple[np.ndarray, ...], start: ContestStart) -> None:
+    """Write the saved player rows of ``start`` (:func:`fixed_values` of ``names``) into ``fields`` at their
+    slots. Raises :class:`RebuildRequired` when a row is not such a list."""
+    if not len(start.slots):
+        return
+    lengths = start.values.list.len().to_numpy()
+    if (lengths != len(names)).any():
+        raise RebuildRequired(
+            f"state: a {system} player row holds {int(lengths[lengths != len(names)][0])} values, not "
+            f"[{', '.join(names)}]: saved by another system or version"
+        )
+    flat = start.values.explode().to_numpy().astype(np.float64).reshape(-1, len(names))
+    for column, field in enumerate(fields):
+        field[start.slots] = flat[:, column]

@@ -8,6 +8,6 @@ contest system (:mod:`duckrate.systems.contest_system`).
 - :mod:`.beliefs`: the players' beliefs, kept in the saved state.
 """
 
-from .replay import BETA, DRIFT, ELO_MMR, contest_scales, elo_mmr, elo_mmr_with_state
+from .replay import BETA, DRIFT, ELO_MMR, contest_scales, elo_mmr
 
-__all__ = ["BETA", "DRIFT", "ELO_MMR", "contest_scales", "elo_mmr", "elo_mmr_with_state"]
+__all__ = ["BETA", "DRIFT", "ELO_MMR", "contest_scales", "elo_mmr"]

@@ -31,18 +31,14 @@ import math
 
 import numpy as np
 import polars as pl
-import pyarrow as pa
 
 from ..._numba import kernel
-from ...contests import PreparedContests, contest_columns_from_polars, prepare_contests
+from ...contests import PreparedContests
 from ...errors import DuckrateInputError
 from ...parameters import Parameter
-from ...priors import check_positive_priors, initial_states, prior_columns
-from .._chunks import check_chunk_size, replay_in_chunks
-from .._replay import DEFAULT_CHUNK_ROWS
-from .._state import RebuildRequired, state_frame
-from ..contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
-from ..contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, ROW_ORDER, ContestSystem
+from ...priors import check_positive_priors, initial_states
+from ..contest_state import ContestStart
+from ..contest_system import COMPUTED_COLUMNS, ContestSystem
 from .beliefs import belief_values, fresh_beliefs, restore_beliefs
 from .fast import performances_fast
 from .history import (
@@ -239,18 +235,20 @@ def elo_mmr_kernel(contests, beliefs, settings, outputs):
     return fallbacks, centres, arg_scales, out_scales, pool_used
 
 
-def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: ContestStart | None = None):
-    """The computed columns (``COMPUTED_COLUMNS``, indexed by input row) and the players' beliefs after
-    the contests, starting from ``start`` (saved beliefs and contest counts) when given."""
+def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+    """The computed columns (``COMPUTED_COLUMNS`` but ``seq``, indexed by input row) and a function giving
+    the players' saved rows (:func:`.beliefs.belief_values`) after the contests, starting from ``start``
+    (the saved beliefs of the players in them)."""
     if priors is not None:
         check_positive_priors(priors, ("sd",), "elo_mmr")
-    start = start if start is not None else fresh_contest_start(prepared)
     starting = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["initial_sd"]})
     beliefs = restore_beliefs(fresh_beliefs(starting["rating"], starting["sd"]), start.slots, start.values)
     beta_w, drift_sq_w = contest_scales(params["beta"], params["drift"], prepared.contest_weight)
     days = prepared.contest_time / _UNITS_PER_DAY[prepared.time_unit]
     n = prepared.n_rows
-    out = {name: np.empty(n, np.int64 if name in ("n_players", "seq") else np.float64) for name in COMPUTED_COLUMNS}
+    out = {
+        name: np.empty(n, np.int64 if name == "n_players" else np.float64) for name in COMPUTED_COLUMNS if name != "seq"
+    }
     contests = (
         prepared.order,
         prepared.contest_start,
@@ -270,93 +268,10 @@ def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: Contest
         params["history_tolerance"],
         SERIES_TOLERANCE,
     )
-    outputs = tuple(out[name] for name in COMPUTED_COLUMNS if name != "seq")
     _, beliefs.centres, beliefs.arg_scales, beliefs.out_scales, beliefs.pool_used = elo_mmr_kernel(
-        contests, beliefs.kernel_arrays(), settings, outputs
+        contests, beliefs.kernel_arrays(), settings, tuple(out.values())
     )
-    seq = np.repeat(prepared.contest_seq + start.seq[prepared.contest_league], np.diff(prepared.contest_start))
-    out["seq"][prepared.order] = seq
-    return out, beliefs
-
-
-def replay_elo_mmr(
-    columns: dict[str, pa.Array],
-    priors,
-    params: dict,
-    table: str = "contest_results",
-    state=None,
-    want_state: bool = False,
-):
-    """Resolve parameters, validate the results, run (continuing a saved ``state`` table when given).
-
-    Returns the prepared contests, the computed columns by input row, and (with ``want_state``) the
-    state table after these contests (:mod:`._contest_state`). Raises :class:`RebuildRequired` when
-    ``state`` cannot be continued with these contests."""
-    params = ELO_MMR.resolve(params)
-    prepared = prepare_contests(columns, table)
-    old = state_frame(state) if state is not None else None
-    start = continue_contests(ELO_MMR, columns, prepared, params, old) if old is not None and old.height else None
-    computed, beliefs = run_elo_mmr(prepared, prior_columns(priors), params, start)
-    if not want_state:
-        return prepared, computed, None
-    values = belief_values(beliefs, np.arange(prepared.n_states, dtype=np.int64))
-    new_state = contest_state_frame(
-        ELO_MMR, columns, prepared, params, start or fresh_contest_start(prepared), values, old
-    )
-    return prepared, computed, new_state
-
-
-def elo_mmr_resume_problem(
-    columns: dict[str, pa.Array], params: dict, state, table: str = "contest_results"
-) -> str | None:
-    """Why ``state`` cannot be continued with these contests (the :class:`RebuildRequired` message a
-    continuation would raise), or None when it can; nothing is replayed."""
-    params = ELO_MMR.resolve(params)
-    prepared = prepare_contests(columns, table)
-    old = state_frame(state)
-    try:
-        if old.height:
-            continue_contests(ELO_MMR, columns, prepared, params, old)
-    except RebuildRequired as error:
-        return str(error)
-    return None
-
-
-def elo_mmr_with_state(
-    results: pl.DataFrame,
-    state: pl.DataFrame | None = None,
-    priors: pl.DataFrame | None = None,
-    chunk_size: int | None = None,
-    want_state: bool = True,
-    **params,
-) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-    """The rows of :func:`elo_mmr` and the state table after them (see :mod:`._contest_state`); at most
-    ``chunk_size`` results (default ``DEFAULT_CHUNK_ROWS``) are replayed at once, whole contests, in
-    chunks that each continue from the state the one before left (:mod:`._chunks`)."""
-    size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
-    if not isinstance(results, pl.DataFrame) or results.height <= size or "played_at" not in results.columns:
-        return _output_frame(results, priors, state, params, want_state=want_state)
-    ELO_MMR.resolve(params)  # a bad parameter is reported before any work
-    return replay_in_chunks(
-        results,
-        "contest_id",
-        size,
-        state,
-        lambda part, before: _output_frame(part, priors, before, params, want_state=True),
-        ROW_ORDER,
-    )
-
-
-def _output_frame(results, priors, state, params, want_state):
-    columns = contest_columns_from_polars(results)
-    _, computed, new_state = replay_elo_mmr(columns, priors, params, state=state, want_state=want_state)
-    out = results.select(
-        [name for name in ("league", "contest_id", "played_at", "player", "rank") if name in results.columns]
-    )
-    if "league" not in out.columns:
-        out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
-    out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
-    return out.select(OUTPUT_COLUMNS).sort(ROW_ORDER, nulls_last=True), new_state
+    return out, lambda: belief_values(beliefs, np.arange(prepared.n_states, dtype=np.int64))
 
 
 def elo_mmr(
@@ -413,7 +328,7 @@ def elo_mmr(
     position in its league). ``rating_before``/``sd_before`` are the prior going into the contest (sd
     after the drift), ``*_after`` the state carried into the player's next contest.
     """
-    return elo_mmr_with_state(
+    return ELO_MMR.with_state(
         results,
         state,
         priors,
@@ -480,7 +395,5 @@ ELO_MMR = ContestSystem(
         Parameter("algorithm", "fast", "'fast' or 'exact' (phase 1)", choices=("fast", "exact")),
     ),
     check=_check,
-    replay=replay_elo_mmr,
-    resume_problem=elo_mmr_resume_problem,
-    with_state=elo_mmr_with_state,
+    run=run_elo_mmr,
 )
