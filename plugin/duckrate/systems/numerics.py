@@ -1,4 +1,5 @@
-"""Root finding shared by the kernels: Newton's method safeguarded by bisection.
+"""Numerics shared by the kernels: Newton's method safeguarded by bisection, Chebyshev series, and the
+standard normal distribution's cdf and quantile.
 
 Every caller keeps a bracket ``[low, high]`` around the zero of a monotone function and asks
 :func:`safeguarded_step` for the next iterate from the function's value and slope at ``x``: the Newton step
@@ -8,6 +9,10 @@ at full double precision.
 """
 
 from __future__ import annotations
+
+import math
+
+import numpy as np
 
 from .._numba import kernel
 
@@ -31,3 +36,116 @@ def safeguarded_step(x, value, slope, low, high, decreasing):
     scale = max(1.0, abs(x))
     converged = abs(nxt - x) <= RELATIVE_TOLERANCE * scale or high - low <= RELATIVE_TOLERANCE * scale
     return nxt, low, high, converged
+
+
+_SQRT_HALF = 0.7071067811865476
+_SQRT_2PI = 2.5066282746310002
+# Acklam's rational approximation of the normal quantile (relative error below 1.2e-9), refined below.
+_A = (
+    -39.69683028665376,
+    220.9460984245205,
+    -275.9285104469687,
+    138.3577518672690,
+    -30.66479806614716,
+    2.506628277459239,
+)
+_B = (-54.47609879822406, 161.5858368580409, -155.6989798598866, 66.80131188771972, -13.28068155288572)
+_C = (
+    -0.007784894002430293,
+    -0.3223964580411365,
+    -2.400758277161838,
+    -2.549732539343734,
+    4.374664141464968,
+    2.938163982698783,
+)
+_D = (0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.754408661907416)
+
+
+@kernel
+def normal_cdf(z):
+    """Φ(z) = erfc(-z/√2)/2, accurate in both tails."""
+    return 0.5 * math.erfc(-z * _SQRT_HALF)
+
+
+@kernel
+def _tail_quantile(p):
+    """Acklam's approximation of Φ⁻¹(p) for p in the lower tail (p < 0.02425)."""
+    q = math.sqrt(-2.0 * math.log(p))
+    numerator = ((((_C[0] * q + _C[1]) * q + _C[2]) * q + _C[3]) * q + _C[4]) * q + _C[5]
+    return numerator / ((((_D[0] * q + _D[1]) * q + _D[2]) * q + _D[3]) * q + 1.0)
+
+
+@kernel
+def normal_quantile(p):
+    """Φ⁻¹(p) for p in (0, 1) to full double precision: Acklam's rational approximation refined by two
+    Halley steps on Φ(x) - p (with Φ from erfc, so the tails keep their relative accuracy)."""
+    if p < 0.02425:
+        x = _tail_quantile(p)
+    elif p > 1.0 - 0.02425:
+        x = -_tail_quantile(1.0 - p)
+    else:
+        q = p - 0.5
+        r = q * q
+        numerator = (((((_A[0] * r + _A[1]) * r + _A[2]) * r + _A[3]) * r + _A[4]) * r + _A[5]) * q
+        x = numerator / (((((_B[0] * r + _B[1]) * r + _B[2]) * r + _B[3]) * r + _B[4]) * r + 1.0)
+    for _ in range(2):
+        # the error in the tail that keeps its precision: Φ(x) - p below the median, (1 - p) - Φ(-x) above
+        error = normal_cdf(x) - p if x <= 0.0 else (1.0 - p) - normal_cdf(-x)
+        u = error * _SQRT_2PI * math.exp(0.5 * x * x)
+        x = x - u / (1.0 + 0.5 * x * u)
+    return x
+
+
+@kernel
+def chebyshev_fit(values):
+    """Coefficients c (c_0 already halved) of the series Σ c_k T_k(t) interpolating ``values`` at the
+    first-kind nodes t_i = cos(π(i + ½)/m)."""
+    m = values.shape[0]
+    coefficients = np.zeros(m)
+    for i in range(m):
+        t = math.cos(math.pi * (i + 0.5) / m)
+        previous = 1.0
+        current = t
+        coefficients[0] += values[i]
+        if m > 1:
+            coefficients[1] += values[i] * t
+        for k in range(2, m):
+            nxt = 2.0 * t * current - previous
+            coefficients[k] += values[i] * nxt
+            previous = current
+            current = nxt
+    for k in range(m):
+        coefficients[k] *= 2.0 / m
+    coefficients[0] *= 0.5
+    return coefficients
+
+
+@kernel
+def chebyshev_derivative(coefficients):
+    """Coefficients of d/dt of Σ c_k T_k(t) (same convention, c_0 halved)."""
+    m = coefficients.shape[0]
+    out = np.zeros(m)
+    if m < 2:
+        return out
+    # d_{k-1} = d_{k+1} + 2k c_k, then halve d_0
+    upper = 0.0  # d_{k+1}
+    current = 0.0  # d_k
+    for k in range(m - 1, 0, -1):
+        value = upper + 2.0 * k * coefficients[k]
+        out[k - 1] = value
+        upper = current
+        current = value
+    out[0] *= 0.5
+    return out
+
+
+@kernel
+def chebyshev_value(coefficients, t):
+    """Σ c_k T_k(t) by Clenshaw's recurrence."""
+    b1 = 0.0
+    b2 = 0.0
+    for k in range(coefficients.shape[0] - 1, 0, -1):
+        b0 = coefficients[k] + 2.0 * t * b1 - b2
+        b2 = b1
+        b1 = b0
+    return coefficients[0] + t * b1 - b2

@@ -20,20 +20,11 @@ import math
 import numpy as np
 
 from ..._numba import kernel
+from ..logistic_sums import logistic_cdf_pair
 from ..numerics import safeguarded_step
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_HALF = math.sqrt(0.5)
-
-
-@kernel
-def logistic_cdf_pair(z):
-    """(F, 1 - F) of the standard logistic at z, each with full relative precision."""
-    if z >= 0.0:
-        e = math.exp(-z)
-        return 1.0 / (1.0 + e), e / (1.0 + e)
-    e = math.exp(z)
-    return e / (1.0 + e), 1.0 / (1.0 + e)
 
 
 @kernel
