@@ -55,9 +55,9 @@ def contest_order(results: pl.DataFrame) -> pl.DataFrame:
     )
 
 
-def in_batches(results: pl.DataFrame, cuts: list[int], params: dict, priors=None):
-    """Replay ``results`` in batches of whole contests cut at ``cuts`` (positions in replay order), each
-    continuing the state of the last. Returns (rows, state)."""
+def in_batches(results: pl.DataFrame, cuts: list[int], params: dict, priors=None, system: str = "elo_mmr"):
+    """Replay ``results`` with ``system`` in batches of whole contests cut at ``cuts`` (positions in replay
+    order), each continuing the state of the last. Returns (rows, state)."""
     contests = contest_order(results)
     bounds = [0, *cuts, contests.height]
     parts, state = [], None
@@ -65,6 +65,6 @@ def in_batches(results: pl.DataFrame, cuts: list[int], params: dict, priors=None
         batch = results.join(
             contests[start:stop], on=["league", "contest_id", "played_at"], how="semi", nulls_equal=True
         )
-        rows, state = duckrate.replay_with_state("elo_mmr", batch, state=state, priors=priors, **params)
+        rows, state = duckrate.replay_with_state(system, batch, state=state, priors=priors, **params)
         parts.append(rows)
     return pl.concat(parts).sort(KEY, nulls_last=True), state

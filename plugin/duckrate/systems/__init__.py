@@ -7,11 +7,12 @@ from .elo_mmr import ELO_MMR, elo_mmr
 from .glicko import GLICKO, glicko
 from .glicko2 import GLICKO2, glicko2
 from .pairwise import PAIRWISE, pairwise
+from .topcoder import TOPCODER, topcoder
 from .trueskill import TRUESKILL, trueskill
 
 # The registries: every two-player system (over matches) and every contest system (over ranked results).
 REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)
-CONTEST_SYSTEMS = (ELO_MMR,)
+CONTEST_SYSTEMS = (ELO_MMR, TOPCODER)
 
 __all__ = [
     "CHANCE",
@@ -23,6 +24,7 @@ __all__ = [
     "GLICKO2",
     "PAIRWISE",
     "REPLAY_SYSTEMS",
+    "TOPCODER",
     "TRUESKILL",
     "chance",
     "elo",
@@ -31,5 +33,6 @@ __all__ = [
     "glicko",
     "glicko2",
     "pairwise",
+    "topcoder",
     "trueskill",
 ]
