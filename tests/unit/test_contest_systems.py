@@ -18,7 +18,7 @@ from duckrate.synthetic import generate_contests
 
 NEW_SYSTEMS = [system.name for system in CONTEST_SYSTEMS if system.name != "elo_mmr"]  # Elo-MMR: its own tests
 # duckrate's system (with its defaults) and the reference's name for the same system and defaults.
-REFERENCE_NAMES = {"topcoder": "tcsys"}
+REFERENCE_NAMES = {"codeforces": "cfsys", "topcoder": "tcsys"}
 
 
 def one_league_history(seed: int) -> pl.DataFrame:

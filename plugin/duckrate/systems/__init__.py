@@ -1,6 +1,7 @@
 """Sequential rating systems: one module per system (numba kernel + Polars wrapper)."""
 
 from .chance import CHANCE, chance
+from .codeforces import CODEFORCES, codeforces
 from .elo import ELO, elo
 from .elo2k import ELO2K, elo2k
 from .elo_mmr import ELO_MMR, elo_mmr
@@ -12,10 +13,11 @@ from .trueskill import TRUESKILL, trueskill
 
 # The registries: every two-player system (over matches) and every contest system (over ranked results).
 REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)
-CONTEST_SYSTEMS = (ELO_MMR, TOPCODER)
+CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER)
 
 __all__ = [
     "CHANCE",
+    "CODEFORCES",
     "CONTEST_SYSTEMS",
     "ELO",
     "ELO2K",
@@ -27,6 +29,7 @@ __all__ = [
     "TOPCODER",
     "TRUESKILL",
     "chance",
+    "codeforces",
     "elo",
     "elo2k",
     "elo_mmr",
