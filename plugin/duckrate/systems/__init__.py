@@ -10,10 +10,11 @@ from .glicko2 import GLICKO2, glicko2
 from .pairwise import PAIRWISE, pairwise
 from .topcoder import TOPCODER, topcoder
 from .trueskill import TRUESKILL, trueskill
+from .trueskill_spb import TRUESKILL_SPB, trueskill_spb
 
 # The registries: every two-player system (over matches) and every contest system (over ranked results).
 REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)
-CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER)
+CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER, TRUESKILL_SPB)
 
 __all__ = [
     "CHANCE",
@@ -28,6 +29,7 @@ __all__ = [
     "REPLAY_SYSTEMS",
     "TOPCODER",
     "TRUESKILL",
+    "TRUESKILL_SPB",
     "chance",
     "codeforces",
     "elo",
@@ -38,4 +40,5 @@ __all__ = [
     "pairwise",
     "topcoder",
     "trueskill",
+    "trueskill_spb",
 ]
