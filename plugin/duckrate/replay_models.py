@@ -43,7 +43,11 @@ CONTEST_REPLAY_COLUMN_DOCS = {
     "player": ("The participant.", "[not_null]"),
     "rank": ("The participant's place (1 = first; tied participants share a place).", None),
     "n_players": ("Participants in the contest.", None),
-    "performance": ("The participant's performance in the contest, on the rating scale.", None),
+    "performance": (
+        "The participant's performance in the contest, on the rating scale (NaN for systems without one: "
+        "glicko_contest, bar).",
+        None,
+    ),
     "rating_before": ("The rating before the contest (the prior the contest metrics score).", None),
     "sd_before": ("Its sd.", None),
     "rating_after": ("The rating after the contest.", None),

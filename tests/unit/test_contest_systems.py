@@ -18,11 +18,17 @@ from duckrate.synthetic import generate_contests
 
 NEW_SYSTEMS = [system.name for system in CONTEST_SYSTEMS if system.name != "elo_mmr"]  # Elo-MMR: its own tests
 # duckrate's system (with its defaults) and the reference's name for the same system and defaults.
-REFERENCE_NAMES = {"codeforces": "cfsys", "topcoder": "tcsys", "trueskill_spb": "trueskill"}
+REFERENCE_NAMES = {
+    "bar": "bar",
+    "codeforces": "cfsys",
+    "glicko_contest": "glicko",
+    "topcoder": "tcsys",
+    "trueskill_spb": "trueskill",
+}
 # Rating points. TrueSkill differs from the reference by ~1e-8 per contest already at two players (not from
 # the number of message-passing rounds, nor from 1-ulp differences of erfc: measured ~1e-11), which adds up
 # to ~1e-6 over a few hundred contests; the other systems agree to ~1e-9.
-TOLERANCE = {"codeforces": 1e-6, "topcoder": 1e-6, "trueskill_spb": 5e-6}
+TOLERANCE = {"bar": 1e-6, "codeforces": 1e-6, "glicko_contest": 1e-6, "topcoder": 1e-6, "trueskill_spb": 5e-6}
 
 
 def one_league_history(seed: int) -> pl.DataFrame:

@@ -1,5 +1,6 @@
 """Sequential rating systems: one module per system (numba kernel + Polars wrapper)."""
 
+from .bar import BAR, bar
 from .chance import CHANCE, chance
 from .codeforces import CODEFORCES, codeforces
 from .elo import ELO, elo
@@ -7,6 +8,7 @@ from .elo2k import ELO2K, elo2k
 from .elo_mmr import ELO_MMR, elo_mmr
 from .glicko import GLICKO, glicko
 from .glicko2 import GLICKO2, glicko2
+from .glicko_contest import GLICKO_CONTEST, glicko_contest
 from .pairwise import PAIRWISE, pairwise
 from .topcoder import TOPCODER, topcoder
 from .trueskill import TRUESKILL, trueskill
@@ -14,9 +16,10 @@ from .trueskill_spb import TRUESKILL_SPB, trueskill_spb
 
 # The registries: every two-player system (over matches) and every contest system (over ranked results).
 REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)
-CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER, TRUESKILL_SPB)
+CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER, TRUESKILL_SPB, GLICKO_CONTEST, BAR)
 
 __all__ = [
+    "BAR",
     "CHANCE",
     "CODEFORCES",
     "CONTEST_SYSTEMS",
@@ -25,11 +28,13 @@ __all__ = [
     "ELO_MMR",
     "GLICKO",
     "GLICKO2",
+    "GLICKO_CONTEST",
     "PAIRWISE",
     "REPLAY_SYSTEMS",
     "TOPCODER",
     "TRUESKILL",
     "TRUESKILL_SPB",
+    "bar",
     "chance",
     "codeforces",
     "elo",
@@ -37,6 +42,7 @@ __all__ = [
     "elo_mmr",
     "glicko",
     "glicko2",
+    "glicko_contest",
     "pairwise",
     "topcoder",
     "trueskill",

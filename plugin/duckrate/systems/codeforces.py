@@ -37,11 +37,11 @@ from .._numba import kernel, parallel_kernel
 from ..contests import PreparedContests
 from ..errors import DuckrateInputError
 from ..parameters import Parameter
-from ..priors import check_positive_priors, initial_states
 from .contest_state import ContestStart
-from .contest_system import ContestSystem, fixed_values, restore_fixed
+from .contest_system import ContestSystem, run_fixed_kernel
 from .logistic_sums import exact_sums, fit_logistic_sums, logistic_sum_at
 from .numerics import safeguarded_step
+from .standings import tie_ranges
 
 TANH_MULTIPLIER = math.pi / math.sqrt(3.0)
 BETA = 400.0 * TANH_MULTIPLIER / math.log(10.0)  # the reference's β: the Elo logistic on the 400-point scale
@@ -205,15 +205,7 @@ def codeforces_kernel(contests, players, settings, outputs):
     for c in range(contest_start.shape[0] - 1):
         first = contest_start[c]
         n = contest_start[c + 1] - first
-        k = 0
-        while k < n:
-            stop = k + 1
-            while stop < n and rank[order[first + stop]] == rank[order[first + k]]:
-                stop += 1
-            for j in range(k, stop):
-                first_place[j] = k
-                last_place[j] = stop - 1
-            k = stop
+        tie_ranges(order, first, n, rank, first_place, last_place)
         for k in range(n):
             mu[k] = rating[state[order[first + k]]]
         if mirzayanov:
@@ -240,27 +232,16 @@ def codeforces_kernel(contests, players, settings, outputs):
 def run_codeforces(prepared: PreparedContests, priors, params: dict, start: ContestStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     mirzayanov = params["variant"] == "mirzayanov"
-    if priors is not None:
-        check_positive_priors(priors, ("sd",), "codeforces")
     if mirzayanov and (prepared.contest_weight != 1.0).any():
         raise DuckrateInputError(
             "codeforces: variant 'mirzayanov' has no contest weights, but the results have a weight other than 1; "
             "expected no weight column (or weight 1 or NULL), or variant 'reference'"
         )
-    starting = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["initial_sd"]})
-    players = (starting["rating"], starting["sd"])
-    if mirzayanov:
-        np.round(players[0], out=players[0])
-    restore_fixed("codeforces", PLAYER_FIELDS, players, start)
-    n = prepared.n_rows
-    out = {
-        "n_players": np.empty(n, np.int64),
-        **{name: np.empty(n) for name in ("performance", "rating_before", "sd_before", "rating_after", "sd_after")},
-    }
-    contests = (prepared.order, prepared.contest_start, prepared.contest_weight, prepared.state, prepared.rank)
     settings = (mirzayanov, params["beta"], params["weight"])
-    codeforces_kernel(contests, players, settings, tuple(out.values()))
-    return out, lambda: fixed_values(players)
+    adjust = (lambda players: np.round(players[0], out=players[0])) if mirzayanov else None  # integer ratings
+    return run_fixed_kernel(
+        "codeforces", PLAYER_FIELDS, prepared, priors, params, start, codeforces_kernel, settings, adjust
+    )
 
 
 def _positive(value: float) -> bool:

@@ -35,7 +35,7 @@ import pyarrow as pa
 
 from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
 from ..parameters import Signature
-from ..priors import prior_columns
+from ..priors import check_positive_priors, initial_states, prior_columns
 from ._chunks import check_chunk_size, replay_in_chunks
 from ._replay import DEFAULT_CHUNK_ROWS
 from ._state import RebuildRequired, state_frame
@@ -173,3 +173,26 @@ def restore_fixed(system: str, names: tuple[str, ...], fields: tuple[np.ndarray,
     flat = start.values.explode().to_numpy().astype(np.float64).reshape(-1, len(names))
     for column, field in enumerate(fields):
         field[start.slots] = flat[:, column]
+
+
+def run_fixed_kernel(name, fields, prepared, priors, params, start, kernel, settings, adjust=None):
+    """``run`` for a system whose saved player row is ``fields`` (rating, sd, then any counters, which start at
+    0) and whose kernel is ``kernel(contests, players, settings, outputs)``: ``contests`` = (order, contest
+    start, contest weight, state slot, rank), ``players`` the field arrays by slot (updated in place),
+    ``outputs`` the computed columns but ``seq``. Newcomers start at ``params['initial']`` and
+    ``params['initial_sd']`` or their ``priors`` row; ``adjust(players)`` may then amend the starting values."""
+    if priors is not None:
+        check_positive_priors(priors, ("sd",), name)
+    starting = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["initial_sd"]})
+    players = (starting["rating"], starting["sd"], *(np.zeros(prepared.n_states) for _ in fields[2:]))
+    restore_fixed(name, fields, players, start)
+    if adjust is not None:
+        adjust(players)
+    out = {
+        column: np.empty(prepared.n_rows, np.int64 if column == "n_players" else np.float64)
+        for column in COMPUTED_COLUMNS
+        if column != "seq"
+    }
+    contests = (prepared.order, prepared.contest_start, prepared.contest_weight, prepared.state, prepared.rank)
+    kernel(contests, players, settings, tuple(out.values()))
+    return out, lambda: fixed_values(players)

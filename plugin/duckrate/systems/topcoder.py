@@ -29,10 +29,10 @@ import polars as pl
 from .._numba import parallel_kernel
 from ..contests import PreparedContests
 from ..parameters import Parameter
-from ..priors import check_positive_priors, initial_states
 from .contest_state import ContestStart
-from .contest_system import ContestSystem, fixed_values, restore_fixed
+from .contest_system import ContestSystem, run_fixed_kernel
 from .numerics import normal_cdf, normal_quantile
+from .standings import tie_ranges
 
 PLAYER_FIELDS = ("rating", "volatility", "contests")  # a saved player row, in this order
 
@@ -54,7 +54,8 @@ def topcoder_kernel(contests, players, settings, outputs):
         largest = max(largest, contest_start[c + 1] - contest_start[c])
     mu = np.empty(largest)
     var = np.empty(largest)
-    places = np.empty(largest)
+    first_place = np.empty(largest)
+    last_place = np.empty(largest)
     for c in range(contest_start.shape[0] - 1):
         first = contest_start[c]
         n = contest_start[c + 1] - first
@@ -76,15 +77,7 @@ def topcoder_kernel(contests, players, settings, outputs):
                 spread += (mu[k] - average) * (mu[k] - average)
             mean_var += spread / (n - 1)
         c_factor = math.sqrt(mean_var)
-        # tie groups: the 0-based first and last place of each row's group, as ARank = (lo + hi)/2 + 1/2
-        k = 0
-        while k < n:
-            stop = k + 1
-            while stop < n and rank[order[first + stop]] == rank[order[first + k]]:
-                stop += 1
-            for j in range(k, stop):
-                places[j] = 0.5 * (1 + k + stop - 1)
-            k = stop
+        tie_ranges(order, first, n, rank, first_place, last_place)
         for k in numba.prange(n):
             row = order[first + k]
             s = state[row]
@@ -92,7 +85,7 @@ def topcoder_kernel(contests, players, settings, outputs):
             for j in range(n):
                 expected += normal_cdf(sqrt_weight * (mu[j] - mu[k]) / math.sqrt(var[j] + var[k]))
             expected_perf = -normal_quantile(expected / n)
-            actual_perf = -normal_quantile(places[k] / n)
+            actual_perf = -normal_quantile(0.5 * (1 + first_place[k] + last_place[k]) / n)  # ARank/n
             perf = mu[k] + c_factor * (actual_perf - expected_perf)
             times = played[s] + 1.0
             weight = weight_limit + (weight_noob - weight_limit) / times
@@ -116,19 +109,8 @@ def topcoder_kernel(contests, players, settings, outputs):
 
 def run_topcoder(prepared: PreparedContests, priors, params: dict, start: ContestStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
-    if priors is not None:
-        check_positive_priors(priors, ("sd",), "topcoder")
-    starting = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["initial_sd"]})
-    players = (starting["rating"], starting["sd"], np.zeros(prepared.n_states))
-    restore_fixed("topcoder", PLAYER_FIELDS, players, start)
-    n = prepared.n_rows
-    out = {
-        "n_players": np.empty(n, np.int64),
-        **{name: np.empty(n) for name in ("performance", "rating_before", "sd_before", "rating_after", "sd_after")},
-    }
-    contests = (prepared.order, prepared.contest_start, prepared.contest_weight, prepared.state, prepared.rank)
-    topcoder_kernel(contests, players, (params["weight_noob"], params["weight_limit"]), tuple(out.values()))
-    return out, lambda: fixed_values(players)
+    settings = (params["weight_noob"], params["weight_limit"])
+    return run_fixed_kernel("topcoder", PLAYER_FIELDS, prepared, priors, params, start, topcoder_kernel, settings)
 
 
 def _weight(value: float) -> bool:

@@ -27,9 +27,8 @@ import polars as pl
 from .._numba import kernel
 from ..contests import PreparedContests
 from ..parameters import Parameter
-from ..priors import check_positive_priors, initial_states
 from .contest_state import ContestStart
-from .contest_system import ContestSystem, fixed_values, restore_fixed
+from .contest_system import ContestSystem, run_fixed_kernel
 
 PLAYER_FIELDS = ("mu", "sigma")
 MAX_ROUNDS = 42
@@ -344,20 +343,10 @@ def trueskill_spb_kernel(contests, players, settings, outputs):
 
 def run_trueskill_spb(prepared: PreparedContests, priors, params: dict, start: ContestStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
-    if priors is not None:
-        check_positive_priors(priors, ("sd",), "trueskill_spb")
-    starting = initial_states(prepared, priors, {"rating": params["initial"], "sd": params["initial_sd"]})
-    players = (starting["rating"], starting["sd"])
-    restore_fixed("trueskill_spb", PLAYER_FIELDS, players, start)
-    n = prepared.n_rows
-    out = {
-        "n_players": np.empty(n, np.int64),
-        **{name: np.empty(n) for name in ("performance", "rating_before", "sd_before", "rating_after", "sd_after")},
-    }
-    contests = (prepared.order, prepared.contest_start, prepared.contest_weight, prepared.state, prepared.rank)
     settings = (params["beta"], params["eps"], params["drift"], params["convergence"])
-    trueskill_spb_kernel(contests, players, settings, tuple(out.values()))
-    return out, lambda: fixed_values(players)
+    return run_fixed_kernel(
+        "trueskill_spb", PLAYER_FIELDS, prepared, priors, params, start, trueskill_spb_kernel, settings
+    )
 
 
 def _positive(value: float) -> bool:
