@@ -43,6 +43,7 @@ MART_CALLS = (
     "SELECT count(*) FROM loss_curve('r')",
     "SELECT count(*) FROM contest_leaderboard('cr')",
     "SELECT count(*) FROM contest_metrics('cr')",
+    "SELECT count(*) FROM contest_metrics('cr', definition := 'all_contests')",
 )
 
 

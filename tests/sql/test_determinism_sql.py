@@ -51,7 +51,9 @@ MACROS = {
     "calibration_summary": "SELECT * FROM calibration_summary('{r}', min_games := 5, max_sd := 150, warmup := 0.1)",
     "loss_curve": "SELECT * FROM loss_curve('{r}', points := 50)",
     "contest_leaderboard": "SELECT * FROM contest_leaderboard('{cr}')",
-    "contest_metrics": "SELECT * FROM contest_metrics('{cr}', min_contests := 2)",
+    "contest_metrics": "SELECT * FROM contest_metrics('{cr}', min_history := 2)",
+    "contest_metrics_top": "SELECT * FROM contest_metrics('{cr}', min_history := 0, top := 10)",
+    "contest_metrics_all_contests": "SELECT * FROM contest_metrics('{cr}', definition := 'all_contests', min_contests := 2)",
 }
 # the marts read replays: this subset (with and without sd) is unioned into one replays table
 MART_REPLAYS = ("elo", "glicko_periods", "trueskill", "chance", "pairwise")

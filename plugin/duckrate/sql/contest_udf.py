@@ -221,7 +221,7 @@ MARTS = (
     Mart(
         name="contest_metrics",
         fields=("system", "league", "seq", "player", "rank", "rating_before"),
-        parameters=(contest_evaluation.MIN_CONTESTS, contest_evaluation.CONTEST_WARMUP),
+        parameters=contest_evaluation.CONTEST_METRIC_PARAMETERS,
         returns=(
             ("league", "VARCHAR"),
             ("system", "VARCHAR"),
@@ -229,10 +229,13 @@ MARTS = (
             ("rank_deviation", "DOUBLE"),
             ("n", "BIGINT"),
         ),
-        compute=lambda replay, min_contests, warmup: contest_evaluation.contest_metrics(
+        compute=lambda replay, min_contests, warmup, definition, min_history, top: contest_evaluation.contest_metrics(
             replay,
             min_contests=count_parameter("contest_metrics", "min_contests", min_contests, 0),
             warmup=number_parameter("contest_metrics", "warmup", warmup),
+            definition=contest_evaluation.CONTEST_METRIC_DEFINITION.check("contest_metrics", definition),
+            min_history=contest_evaluation.MIN_HISTORY.check("contest_metrics", min_history),
+            top=contest_evaluation.CONTEST_TOP.check("contest_metrics", top),
         ),
     ),
 )
