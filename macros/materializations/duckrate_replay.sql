@@ -9,7 +9,7 @@
   fingerprinted together, as one key. Beside the replay table <model> it keeps <model>__state (the
   system's state after the replayed matches, see the README's "Incremental replays") and <model>__build
   (how many input matches were replayed, their fingerprint, and how the last build went: mode 'full' or
-  'incremental' and why).
+  'incremental', why, and its wall-clock seconds).
 
   A build continues from the saved state, rating only the matches not yet replayed (plus, for rating
   periods, the open period's matches, which are re-rated), unless one of these forces a full replay:
@@ -27,6 +27,7 @@
   replay table and duckrate_next_state merges the state rows it wrote into the state before it.
 -#}
 {% materialization duckrate_replay, adapter='duckdb' %}
+  {%- set started = modules.datetime.datetime.now() -%}
   {%- set system = config.require('duckrate_system') -%}
   {%- set key = config.get('duckrate_key', 'match_id') -%}
   {%- set params = var('duckrate_params', {}).get(system, {}) -%}
@@ -62,15 +63,17 @@
   {%- if reason is none -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' continues from its saved state', info=False) }}
     {{ duckrate._replay_in_chunks(system, params, key, pending_table, target_relation, state_relation, false) }}
+    {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
     {% call statement('main') -%}
       drop table {{ pending_table }};
-      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none, key) }}
+      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none, key, seconds) }}
     {%- endcall %}
   {%- else -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' replays the whole history: ' ~ reason, info=True) }}
     {{ duckrate._replay_in_chunks(system, params, key, input_view, target_relation, state_relation, true) }}
+    {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
     {% call statement('main') -%}
-      {{ duckrate._replay_build_record(none, build_relation, input_view, 'full', reason, key) }}
+      {{ duckrate._replay_build_record(none, build_relation, input_view, 'full', reason, key, seconds) }}
     {%- endcall %}
   {%- endif -%}
 

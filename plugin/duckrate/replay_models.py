@@ -7,6 +7,7 @@ the demo's dbt build checks that the columns listed are those the models build.
 
 from __future__ import annotations
 
+import json
 import textwrap
 
 from .registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
@@ -72,10 +73,15 @@ def _columns_anchor(anchor: str, names: tuple[str, ...], docs: dict[str, tuple[s
         raise ValueError(f"the column descriptions ({', '.join(docs)}) are not the columns ({', '.join(names)})")
     lines = [f"x-{anchor.replace('_', '-')}: &{anchor}"]
     for name, (description, tests) in docs.items():
-        lines += [f"  - name: {name}", f"    description: {description}"]
+        lines += [f"  - name: {name}", f"    description: {_scalar(description)}"]
         if tests:
             lines.append(f"    data_tests: {tests}")
     return lines
+
+
+def _scalar(text: str) -> str:
+    """``text`` as a YAML scalar: plain when that reads back as the same string, else double-quoted."""
+    return json.dumps(text, ensure_ascii=False) if ": " in text or " #" in text or text[:1] in "[{&*!|>'\"%@`" else text
 
 
 def _description(text: str) -> list[str]:

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 import duckrate
+from duckrate.registry import CONTEST_SYSTEMS
 from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
 from duckrate.systems import REPLAY_SYSTEMS
 
@@ -199,13 +200,15 @@ def test_bt_tests_has_every_test_per_league_as_the_python_api(plain):
     assert actual.height == 8 * staged["league"].n_unique()
 
 
+CONTEST_SYSTEM_NAMES = [system.name for system in CONTEST_SYSTEMS]
 CONTEST_TABLES = (
     "stg_contest_results_checked",
     "stg_contest_results",
-    "replay_elo_mmr",
+    *(f"replay_{name}" for name in CONTEST_SYSTEM_NAMES),
     "contest_replays",
     "contest_leaderboard",
     "contest_metrics",
+    "contest_system_comparison",
 )
 
 
@@ -219,13 +222,22 @@ def test_contest_models_are_built_and_equal_the_python_api(plain):
     assert raw == staged + rejected and rejected == 0  # the contest seed has no bad rows
     staged_frame = plain.sql("SELECT contest_id, played_at, player, rank, league FROM stg_contest_results").pl()
     key = ["league", "seq", "rank", "player"]
-    expected = duckrate.elo_mmr(staged_frame).sort(key)
-    actual = plain.sql("SELECT * FROM replay_elo_mmr").pl().sort(key)
-    assert actual.equals(expected)
-    metrics = plain.sql("SELECT * FROM contest_metrics").pl()
-    assert metrics["system"].to_list() == ["elo_mmr"] and 0.5 < metrics["pair_inversion"][0] < 1
-    board = plain.sql("SELECT * FROM contest_leaderboard ORDER BY rank").pl()
-    assert board["rank"].to_list() == list(range(1, board.height + 1))
+    for name in CONTEST_SYSTEM_NAMES:  # the demo builds every registered contest system
+        expected = getattr(duckrate, name)(staged_frame).sort(key)
+        actual = plain.sql(f"SELECT * FROM replay_{name}").pl().sort(key)
+        assert actual.equals(expected), name
+    metrics = plain.sql("SELECT * FROM contest_metrics ORDER BY system").pl()
+    assert metrics["system"].to_list() == sorted(CONTEST_SYSTEM_NAMES)
+    assert all(0.5 < value < 1 for value in metrics["pair_inversion"])
+    comparison = plain.sql("SELECT * FROM contest_system_comparison ORDER BY system").pl()
+    assert comparison.select("system", "pair_inversion", "rank_deviation", "n").equals(
+        metrics.select("system", "pair_inversion", "rank_deviation", "n")
+    )
+    assert comparison["rank_by_pair_inversion"].min() == 1 and (comparison["seconds"] > 0).all()
+    assert set(comparison["build_mode"]) == {"full"}
+    board = plain.sql("SELECT * FROM contest_leaderboard ORDER BY system, rank").pl()
+    for (name,), part in board.group_by(["system"]):
+        assert part["rank"].to_list() == list(range(1, part.height + 1)), name
     assert board.schema["last_played_at"] == pl.Datetime("us")
 
 

@@ -23,12 +23,14 @@ REFERENCE_NAMES = {
     "codeforces": "cfsys",
     "glicko_contest": "glicko",
     "topcoder": "tcsys",
-    "trueskill_spb": "trueskill",
+    "trueskill_contest": "trueskill",
 }
-# Rating points. TrueSkill differs from the reference by ~1e-8 per contest already at two players (not from
-# the number of message-passing rounds, nor from 1-ulp differences of erfc: measured ~1e-11), which adds up
-# to ~1e-6 over a few hundred contests; the other systems agree to ~1e-9.
-TOLERANCE = {"bar": 1e-6, "codeforces": 1e-6, "glicko_contest": 1e-6, "topcoder": 1e-6, "trueskill_spb": 5e-6}
+# Rating points. TrueSkill's tie updates subtract nearly equal erfc values, and the reference's erfc (statrs
+# 0.18.0) is off by up to ~1e-10 relative for |z| >= 0.5 (its interval constants are 10-digit decimals of
+# single-precision values; fixed in later statrs): measured against a 40-digit transcription of the
+# reference, duckrate (math.erfc) agrees to ~1e-12 and the reference is off by ~1e-8 per contest, which
+# adds up to a few 1e-6 over hundreds of contests. The other systems agree to ~1e-9.
+TOLERANCE = {"bar": 1e-6, "codeforces": 1e-6, "glicko_contest": 1e-6, "topcoder": 1e-6, "trueskill_contest": 5e-6}
 
 
 def one_league_history(seed: int) -> pl.DataFrame:

@@ -12,11 +12,11 @@ from .glicko_contest import GLICKO_CONTEST, glicko_contest
 from .pairwise import PAIRWISE, pairwise
 from .topcoder import TOPCODER, topcoder
 from .trueskill import TRUESKILL, trueskill
-from .trueskill_spb import TRUESKILL_SPB, trueskill_spb
+from .trueskill_contest import TRUESKILL_CONTEST, trueskill_contest
 
 # The registries: every two-player system (over matches) and every contest system (over ranked results).
 REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)
-CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER, TRUESKILL_SPB, GLICKO_CONTEST, BAR)
+CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER, TRUESKILL_CONTEST, GLICKO_CONTEST, BAR)
 
 __all__ = [
     "BAR",
@@ -33,7 +33,7 @@ __all__ = [
     "REPLAY_SYSTEMS",
     "TOPCODER",
     "TRUESKILL",
-    "TRUESKILL_SPB",
+    "TRUESKILL_CONTEST",
     "bar",
     "chance",
     "codeforces",
@@ -46,5 +46,5 @@ __all__ = [
     "pairwise",
     "topcoder",
     "trueskill",
-    "trueskill_spb",
+    "trueskill_contest",
 ]

@@ -287,7 +287,7 @@ def _one_contest(prior_mu, prior_sigma, place, n_places, sig_perf, eps, converge
 
 
 @kernel
-def trueskill_spb_kernel(contests, players, settings, outputs):
+def trueskill_contest_kernel(contests, players, settings, outputs):
     """Rate every contest in order, updating ``players`` (mu, sigma per slot) in place; outputs are indexed by
     input row. ``contests``: the rows in replay order, each contest's first row and weight, each row's slot
     and rank; ``settings``: (β, ε, τ, convergence)."""
@@ -341,11 +341,11 @@ def trueskill_spb_kernel(contests, players, settings, outputs):
             sd_after[row] = new_sigma[k]
 
 
-def run_trueskill_spb(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+def run_trueskill_contest(prepared: PreparedContests, priors, params: dict, start: ContestStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     settings = (params["beta"], params["eps"], params["drift"], params["convergence"])
     return run_fixed_kernel(
-        "trueskill_spb", PLAYER_FIELDS, prepared, priors, params, start, trueskill_spb_kernel, settings
+        "trueskill_contest", PLAYER_FIELDS, prepared, priors, params, start, trueskill_contest_kernel, settings
     )
 
 
@@ -353,8 +353,8 @@ def _positive(value: float) -> bool:
     return math.isfinite(value) and value > 0
 
 
-TRUESKILL_SPB = ContestSystem(
-    name="trueskill_spb",
+TRUESKILL_CONTEST = ContestSystem(
+    name="trueskill_contest",
     summary=(
         "TrueSkill for a ranking with ties (Herbrich, Minka & Graepel 2007, with Nikolenko & Sirotkin's "
         "improvements, as the Elo-MMR reference implementation's TrueSkillSPb): message passing over the "
@@ -368,11 +368,11 @@ TRUESKILL_SPB = ContestSystem(
         Parameter("drift", 35.0, "a finite skill drift sd τ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
         Parameter("convergence", 1e-4, "a finite message change > 0 that ends the rounds", _positive),
     ),
-    run=run_trueskill_spb,
+    run=run_trueskill_contest,
 )
 
 
-def trueskill_spb(
+def trueskill_contest(
     results: pl.DataFrame,
     initial: float = 1500.0,
     initial_sd: float = 350.0,
@@ -397,7 +397,7 @@ def trueskill_spb(
     drift : the skill drift sd τ added before each contest a player enters (the reference's 35).
     convergence : the rounds over the chain of places stop once no message moves by this much (1e-4).
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd``, ``league``).
-    state : a saved state (:func:`duckrate.replay_state` with ``"trueskill_spb"``) to continue from.
+    state : a saved state (:func:`duckrate.replay_state` with ``"trueskill_contest"``) to continue from.
     chunk_size : the most results rated at once (default ``duckrate.DEFAULT_CHUNK_ROWS``).
 
     Returns
@@ -405,7 +405,7 @@ def trueskill_spb(
     DataFrame, one row per (contest, player), the contest replay columns (``rating_*`` = μ, ``sd_*`` = σ;
     ``sd_before`` after the drift; ``performance``: the mean of the performance p after the contest).
     """
-    return TRUESKILL_SPB.with_state(
+    return TRUESKILL_CONTEST.with_state(
         results,
         state,
         priors,
