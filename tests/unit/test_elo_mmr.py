@@ -377,3 +377,26 @@ def test_opponent_subsampling_uses_the_nearest_ratings():
         out.sort("seq").group_by("player", maintain_order=True).agg(pl.col("rating_after").last()).sort("player")
     )
     assert np.corrcoef(final(sampled)["rating_after"], final(everyone)["rating_after"])[0, 1] > 0.95
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_subsampled_solves_find_the_zero_of_q_over_each_window(seed):
+    """The subsampled phase 1 solves log P - log N = 0 (P, N: Q's positive and negative parts); its roots
+    are Q's roots over each player's window, found here by the plain Q solve of the exact phase 1."""
+    from duckrate.systems.elo_mmr.phase1 import performances_subsampled, solve_q
+
+    rng = np.random.default_rng(seed)
+    n, window = 300, 40
+    mu = rng.normal(1500, 350, n)
+    scale = rng.uniform(150, 300, n) * math.sqrt(3) / math.pi
+    rank = np.argsort(np.argsort(-(mu + rng.normal(0, 300, n)))) + 1
+    rank[rng.integers(0, n, 20)] = rank[rng.integers(0, n, 20)]  # some ties
+    out = np.empty(n)
+    performances_subsampled(mu, scale, rank, window, False, out)
+    by_rating = np.argsort(mu, kind="mergesort")
+    position = np.empty(n, dtype=np.int64)
+    position[by_rating] = np.arange(n)
+    for k in range(n):
+        lo = min(max(position[k] - window // 2, 0), n - window)
+        expected = solve_q(mu, scale, rank, by_rating, lo, lo + window, rank[k], False, mu[k], scale.max())
+        assert out[k] == pytest.approx(expected, abs=1e-9)

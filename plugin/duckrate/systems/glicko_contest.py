@@ -43,13 +43,16 @@ def logistic(z):
 def _glicko_contest(mu, sig, first_place, sig_perf, out_mu, out_sig):
     n = mu.shape[0]
     q = TANH_MULTIPLIER / sig_perf
+    g = np.empty(n)  # each opponent's g_j and logistic scale depend on j alone
+    scale = np.empty(n)
+    for j in range(n):
+        g[j] = 1.0 / math.hypot(1.0, sig[j] / sig_perf)
+        scale[j] = math.hypot(sig[j], sig_perf)
     for i in numba.prange(n):
         update = 0.0
         for j in range(n):
             outcome = 1.0 if first_place[i] < first_place[j] else (0.5 if first_place[i] == first_place[j] else 0.0)
-            g = 1.0 / math.hypot(1.0, sig[j] / sig_perf)
-            probability = logistic((mu[i] - mu[j]) / math.hypot(sig[j], sig_perf))
-            update += g * (outcome - probability)
+            update += g[j] * (outcome - logistic((mu[i] - mu[j]) / scale[j]))
         update /= n
         new_sig = math.sqrt(1.0 / (sig[i] ** -2.0 + 0.25 * q * q))
         out_sig[i] = new_sig

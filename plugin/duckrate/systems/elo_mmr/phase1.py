@@ -18,13 +18,15 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import prange
 
-from ..._numba import kernel
+from ..._numba import kernel, parallel_kernel
 from ..logistic_sums import logistic_cdf_pair
 from ..numerics import safeguarded_step
 
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 _SQRT_HALF = math.sqrt(0.5)
+BRACKET_STEPS = 60.0  # subsampled solves: the bracket reaches this many widest scales past the extreme ratings
 
 
 @kernel
@@ -124,10 +126,38 @@ def performances_exact(mu, scale, rank, group_start, gaussian, out):
 
 
 @kernel
+def log_balance(p, mu, scale, rank, perm, lo, hi, my_rank):
+    """For the logistic model, log P(p) - log N(p) and its derivative, where Q = P - N splits into the
+    positive parts of its terms (P = Σ (1 - F_j)/s_j over the opponents beaten or tied) and the negative
+    ones (N = Σ F_j/s_j over those who beat or tied us): the same zero as Q, but nearly linear far from it
+    (P and N are sums of exponentials there), so Newton's method needs a few steps from anywhere."""
+    positive = 0.0
+    negative = 0.0
+    positive_slope = 0.0
+    negative_slope = 0.0
+    for position in range(lo, hi):
+        j = perm[position]
+        f, g = logistic_cdf_pair((p - mu[j]) / scale[j])
+        slope = f * g / (scale[j] * scale[j])
+        if rank[j] >= my_rank:  # beaten or tied
+            positive += g / scale[j]
+            positive_slope -= slope
+        if rank[j] <= my_rank:  # beat us or tied
+            negative += f / scale[j]
+            negative_slope += slope
+    return math.log(positive) - math.log(negative), positive_slope / positive - negative_slope / negative
+
+
+@parallel_kernel
 def performances_subsampled(mu, scale, rank, max_opponents, gaussian, out):
     """Phase 1 with opponent subsampling (Section 5.3): each player's Q runs over the ``max_opponents``
     players (themselves included) whose prior ratings are nearest theirs in the contest's order by
-    rating. ``out[k]`` receives player k's performance (players of one tie group may now differ)."""
+    rating. ``out[k]`` receives player k's performance (players of one tie group may now differ).
+
+    Each solve is a safeguarded Newton iteration (on :func:`log_balance` for the logistic model) started at
+    the player's own rating inside a bracket that holds every root (``BRACKET_STEPS`` of the widest scale beyond the extreme ratings: there Q has the
+    sign of the player's own tie term), so it needs no bracketing evaluations; players are solved in
+    parallel, each from its own inputs only."""
     n = mu.shape[0]
     by_rating = np.argsort(mu, kind="mergesort")  # stable: equal ratings stay in rank order
     position = np.empty(n, dtype=np.int64)
@@ -136,8 +166,10 @@ def performances_subsampled(mu, scale, rank, max_opponents, gaussian, out):
     step = 0.0
     for j in range(n):
         step = max(step, scale[j])
+    lowest = mu[by_rating[0]] - BRACKET_STEPS * step
+    highest = mu[by_rating[n - 1]] + BRACKET_STEPS * step
     window = min(max_opponents, n)
-    for k in range(n):
+    for k in prange(n):
         lo = position[k] - window // 2
         if lo < 0:
             lo = 0
@@ -145,4 +177,17 @@ def performances_subsampled(mu, scale, rank, max_opponents, gaussian, out):
         if hi > n:
             hi = n
             lo = n - window
-        out[k] = solve_q(mu, scale, rank, by_rating, lo, hi, rank[k], gaussian, mu[k], step)
+        low = lowest
+        high = highest
+        x = mu[k]
+        for _ in range(200):
+            if gaussian:
+                q, dq = q_value(x, mu, scale, rank, by_rating, lo, hi, rank[k], True)
+            else:
+                q, dq = log_balance(x, mu, scale, rank, by_rating, lo, hi, rank[k])
+            if q == 0.0:
+                break
+            x, low, high, converged = safeguarded_step(x, q, dq, low, high, True)
+            if converged:
+                break
+        out[k] = x
