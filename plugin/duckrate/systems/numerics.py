@@ -10,6 +10,7 @@ at full double precision.
 
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -65,6 +66,41 @@ _D = (0.007784695709041462, 0.3224671290700398, 2.445134137142996, 3.75440866190
 def normal_cdf(z):
     """Φ(z) = erfc(-z/√2)/2, accurate in both tails."""
     return 0.5 * math.erfc(-z * _SQRT_HALF)
+
+
+# Φ tabulated with its density on a grid of step 1/1024 over [-8.5, 8.5]: the cubic Hermite interpolant between
+# two nodes is within 2e-15 of Φ everywhere (absolute; tested), and beyond ±8.5 Φ is 0 or 1 to within 1e-17.
+NORMAL_TABLE_LIMIT = 8.5
+NORMAL_TABLE_STEP = 1.0 / 1024.0
+
+
+@functools.cache
+def normal_cdf_table() -> tuple[np.ndarray, np.ndarray]:
+    """(Φ, φ·step) at the grid nodes -8.5, -8.5 + step, ..., two nodes past 8.5 (for :func:`normal_cdf_fast`)."""
+    z = -NORMAL_TABLE_LIMIT + NORMAL_TABLE_STEP * np.arange(int(round(2 * NORMAL_TABLE_LIMIT / NORMAL_TABLE_STEP)) + 3)
+    values = np.array([0.5 * math.erfc(-x * _SQRT_HALF) for x in z])
+    return values, np.exp(-0.5 * z * z) / _SQRT_2PI * NORMAL_TABLE_STEP
+
+
+@kernel
+def normal_cdf_fast(z, values, slopes):
+    """Φ(z) from :func:`normal_cdf_table` (``values``, ``slopes``) by cubic Hermite interpolation: absolute error
+    below 2e-15, a few times faster than :func:`normal_cdf` where Φ is summed over many pairs."""
+    if z <= -NORMAL_TABLE_LIMIT:
+        return 0.0
+    if z >= NORMAL_TABLE_LIMIT:
+        return 1.0
+    u = (z + NORMAL_TABLE_LIMIT) * (1.0 / NORMAL_TABLE_STEP)
+    k = int(u)
+    t = u - k
+    t2 = t * t
+    t3 = t2 * t
+    return (
+        (2.0 * t3 - 3.0 * t2 + 1.0) * values[k]
+        + (t3 - 2.0 * t2 + t) * slopes[k]
+        + (3.0 * t2 - 2.0 * t3) * values[k + 1]
+        + (t3 - t2) * slopes[k + 1]
+    )
 
 
 @kernel

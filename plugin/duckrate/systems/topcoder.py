@@ -31,7 +31,7 @@ from ..contests import PreparedContests
 from ..parameters import Parameter
 from .contest_state import ContestStart
 from .contest_system import ContestSystem, run_fixed_kernel
-from .numerics import normal_cdf, normal_quantile
+from .numerics import normal_cdf_fast, normal_cdf_table, normal_quantile
 from .standings import tie_ranges
 
 PLAYER_FIELDS = ("rating", "volatility", "contests")  # a saved player row, in this order
@@ -41,13 +41,14 @@ PLAYER_FIELDS = ("rating", "volatility", "contests")  # a saved player row, in t
 def topcoder_kernel(contests, players, settings, outputs):
     """Rate every contest in order, updating ``players`` (rating, volatility, contests rated, per slot) in
     place; outputs are indexed by input row. ``contests``: the rows in replay order, each contest's first
-    row and weight, each row's slot and rank; ``settings``: (w_noob, w_limit).
+    row and weight, each row's slot and rank; ``settings``: (w_noob, w_limit, and Φ's table: the O(n²) sums of
+    WP use :func:`.numerics.normal_cdf_fast`).
 
     Within a contest every player's update reads only the ratings before the contest, so the players are
     rated in parallel; each sum runs over the participants in rank order, whatever the thread count."""
     order, contest_start, contest_weight, state, rank = contests
     rating, volatility, played = players
-    weight_noob, weight_limit = settings
+    weight_noob, weight_limit, cdf_values, cdf_slopes = settings
     n_players, performance, rating_before, sd_before, rating_after, sd_after = outputs
     largest = 0
     for c in range(contest_start.shape[0] - 1):
@@ -83,7 +84,8 @@ def topcoder_kernel(contests, players, settings, outputs):
             s = state[row]
             expected = 0.0
             for j in range(n):
-                expected += normal_cdf(sqrt_weight * (mu[j] - mu[k]) / math.sqrt(var[j] + var[k]))
+                z = sqrt_weight * (mu[j] - mu[k]) / math.sqrt(var[j] + var[k])
+                expected += normal_cdf_fast(z, cdf_values, cdf_slopes)
             expected_perf = -normal_quantile(expected / n)
             actual_perf = -normal_quantile(0.5 * (1 + first_place[k] + last_place[k]) / n)  # ARank/n
             perf = mu[k] + c_factor * (actual_perf - expected_perf)
@@ -109,7 +111,7 @@ def topcoder_kernel(contests, players, settings, outputs):
 
 def run_topcoder(prepared: PreparedContests, priors, params: dict, start: ContestStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
-    settings = (params["weight_noob"], params["weight_limit"])
+    settings = (params["weight_noob"], params["weight_limit"], *normal_cdf_table())
     return run_fixed_kernel("topcoder", PLAYER_FIELDS, prepared, priors, params, start, topcoder_kernel, settings)
 
 
