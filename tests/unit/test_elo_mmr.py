@@ -400,3 +400,25 @@ def test_subsampled_solves_find_the_zero_of_q_over_each_window(seed):
         lo = min(max(position[k] - window // 2, 0), n - window)
         expected = solve_q(mu, scale, rank, by_rating, lo, lo + window, rank[k], False, mu[k], scale.max())
         assert out[k] == pytest.approx(expected, abs=1e-9)
+
+
+def test_the_robust_average_does_not_bounce_between_the_ends_of_its_bracket():
+    """A history where plain Newton steps from the start alternate between ~1503 and ~1973 for ever (the
+    tanh sum flattens on both sides): the safeguard bisects such steps and finds the root bisection finds."""
+    from duckrate.systems.elo_mmr.history import robust_average
+
+    history = [(800.0, 137.5, 0.42578125), (800.0, 138.25, 0.87890625), (1071.0, 169.5, 0.42578125)]
+    history += [(1735.0, 135.0, 0.466796875), (2203.0, 106.0, 0.060546875), (1667.5, 100.0, 0.8)]
+    history += [(1824.125, 100.0, 0.3359375), (2046.25, 150.125, 0.9321755568646898)]
+    centres = np.array([p for p, _, _ in history])
+    betas = np.array([b for _, b, _ in history])
+    args = math.pi / (math.sqrt(12.0) * betas)
+    outs = np.array([o for _, _, o in history]) * math.pi / (math.sqrt(3.0) * betas)
+
+    def slope_of_l(x):
+        return 1e-5 * (x - 1974.0) + float(np.sum(outs * np.tanh(args * (x - centres))))
+
+    low, high = 800.0, 2400.0
+    for _ in range(200):
+        low, high = (0.5 * (low + high), high) if slope_of_l(0.5 * (low + high)) < 0 else (low, 0.5 * (low + high))
+    assert robust_average(1974.0, 1e-5, centres, args, outs, 0, len(history), 1974.0) == pytest.approx(low, abs=1e-9)

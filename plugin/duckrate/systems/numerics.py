@@ -3,8 +3,8 @@ standard normal distribution's cdf and quantile.
 
 Every caller keeps a bracket ``[low, high]`` around the zero of a monotone function and asks
 :func:`safeguarded_step` for the next iterate from the function's value and slope at ``x``: the Newton step
-when the slope has the function's sign of monotonicity and the step stays inside the bracket, the bracket's
-midpoint otherwise. The iteration stops when a step or the bracket is below ``1e-13`` relative to ``x``, i.e.
+when the slope has the function's sign of monotonicity and the step stays inside the bracket and spans at
+most half of it, the bracket's midpoint otherwise. The iteration stops when a step or the bracket is below ``1e-13`` relative to ``x``, i.e.
 at full double precision.
 """
 
@@ -31,10 +31,15 @@ def safeguarded_step(x, value, slope, low, high, decreasing):
     else:
         high = x
     newton = slope < 0.0 if decreasing else slope > 0.0
-    nxt = x - value / slope if newton else 0.5 * (low + high)
-    if not (nxt > low and nxt < high):
-        nxt = 0.5 * (low + high)
     scale = max(1.0, abs(x))
+    nxt = x - value / slope if newton else 0.5 * (low + high)
+    if newton and abs(nxt - x) <= RELATIVE_TOLERANCE * scale:
+        # converged; the step may round onto the bracket's end (x itself), which is no reason to bisect
+        return nxt, low, high, True
+    if not (nxt > low and nxt < high) or abs(nxt - x) > 0.5 * (high - low):
+        # outside the bracket, or a step across more than half of it (Newton can bounce between the two
+        # ends of a bracket it barely shrinks, e.g. where a sum of tanh flattens): bisect
+        nxt = 0.5 * (low + high)
     converged = abs(nxt - x) <= RELATIVE_TOLERANCE * scale or high - low <= RELATIVE_TOLERANCE * scale
     return nxt, low, high, converged
 
