@@ -18,80 +18,21 @@ from __future__ import annotations
 
 import math
 
-import numba
-import numpy as np
 import polars as pl
 
-from .._numba import kernel, parallel_kernel
 from ..contests import PreparedContests
 from ..parameters import Parameter
 from .contest_state import ContestStart
-from .contest_system import ContestSystem, run_fixed_kernel
-from .glicko_contest import BETA, logistic
-from .standings import tie_ranges
+from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
+from .field_match import BAR_RULES, BETA, field_match_kernel
 
 PLAYER_FIELDS = ("rating", "sd")
 
 
-@parallel_kernel
-def _bar_contest(mu, sig, first_place, sig_perf_sq, kappa, out_mu, out_sig):
-    n = mu.shape[0]
-    for i in numba.prange(n):
-        old_sq = sig[i] * sig[i]
-        update = 0.0
-        for j in range(n):
-            outcome = 1.0 if first_place[i] < first_place[j] else (0.5 if first_place[i] == first_place[j] else 0.0)
-            c = math.sqrt(old_sq + sig[j] * sig[j] + 2.0 * sig_perf_sq)
-            update += (outcome - logistic((mu[i] - mu[j]) / c)) / c
-        update /= n
-        information = 0.25 / (old_sq + 2.0 * sig_perf_sq) * old_sq
-        out_sig[i] = sig[i] * math.sqrt(max(kappa, 1.0 - information))
-        out_mu[i] = mu[i] + update * old_sq
-
-
-@kernel
-def bar_kernel(contests, players, settings, outputs):
-    """Rate every contest in order, updating ``players`` (rating, sd per slot) in place; outputs by input row.
-    ``settings``: (β, τ, κ)."""
-    order, contest_start, contest_weight, state, rank = contests
-    rating, sd = players
-    beta, drift, kappa = settings
-    n_players, performance, rating_before, sd_before, rating_after, sd_after = outputs
-    largest = 0
-    for c in range(contest_start.shape[0] - 1):
-        largest = max(largest, contest_start[c + 1] - contest_start[c])
-    mu = np.empty(largest)
-    sig = np.empty(largest)
-    first_place = np.empty(largest)
-    last_place = np.empty(largest)
-    new_mu = np.empty(largest)
-    new_sig = np.empty(largest)
-    for c in range(contest_start.shape[0] - 1):
-        first = contest_start[c]
-        n = contest_start[c + 1] - first
-        tie_ranges(order, first, n, rank, first_place, last_place)
-        for k in range(n):
-            s = state[order[first + k]]
-            mu[k] = rating[s]
-            sig[k] = math.hypot(sd[s], drift)
-        _bar_contest(mu[:n], sig[:n], first_place[:n], beta * beta / contest_weight[c], kappa, new_mu[:n], new_sig[:n])
-        for k in range(n):
-            row = order[first + k]
-            s = state[row]
-            n_players[row] = n
-            performance[row] = np.nan
-            rating_before[row] = mu[k]
-            sd_before[row] = sig[k]
-            rating[s] = new_mu[k]
-            sd[s] = new_sig[k]
-            rating_after[row] = new_mu[k]
-            sd_after[row] = new_sig[k]
-
-
 def run_bar(prepared: PreparedContests, priors, params: dict, start: ContestStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
-    settings = (params["beta"], params["drift"], params["kappa"])
-    return run_fixed_kernel("bar", PLAYER_FIELDS, prepared, priors, params, start, bar_kernel, settings)
+    settings = (BAR_RULES, params["beta"], params["drift"], params["kappa"])
+    return run_fixed_kernel("bar", PLAYER_FIELDS, prepared, priors, params, start, field_match_kernel, settings)
 
 
 def _positive(value: float) -> bool:
@@ -105,8 +46,8 @@ BAR = ContestSystem(
         "runs it): each contest one highly informative match against the whole field."
     ),
     parameters=(
-        Parameter("initial", 1500.0, "a finite newcomer rating"),
-        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", _positive),
+        INITIAL,
+        INITIAL_SD,
         Parameter("beta", BETA, "a finite performance scale β > 0", _positive),
         Parameter("drift", 35.0, "a finite sd drift τ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
         Parameter("kappa", 1e-4, "a finite floor κ in (0, 1] on the sd's shrink factor", lambda v: 0 < v <= 1),

@@ -38,10 +38,10 @@ from ..contests import PreparedContests
 from ..errors import DuckrateInputError
 from ..parameters import Parameter
 from .contest_state import ContestStart
-from .contest_system import ContestSystem, run_fixed_kernel
+from .contest_system import INITIAL, ContestSystem, run_fixed_kernel
 from .logistic_sums import exact_sums, fit_logistic_sums, logistic_sum_at
 from .numerics import safeguarded_step
-from .standings import tie_ranges
+from .standings import largest_contest, record_contest, tie_ranges
 
 TANH_MULTIPLIER = math.pi / math.sqrt(3.0)
 BETA = 400.0 * TANH_MULTIPLIER / math.log(10.0)  # the reference's β: the Elo logistic on the 400-point scale
@@ -192,16 +192,14 @@ def codeforces_kernel(contests, players, settings, outputs):
     order, contest_start, contest_weight, state, rank = contests
     rating, sd = players
     mirzayanov, beta, weight = settings
-    n_players, performance, rating_before, sd_before, rating_after, sd_after = outputs
-    largest = 0
-    for c in range(contest_start.shape[0] - 1):
-        largest = max(largest, contest_start[c + 1] - contest_start[c])
+    largest = largest_contest(contest_start)
     mu = np.empty(largest)
     first_place = np.empty(largest)
     last_place = np.empty(largest)
     perf = np.empty(largest)
     new_rating = np.empty(largest)
     memo = np.empty(MIRZAYANOV_MAX_RATING + 1)
+    carried = np.empty(largest)
     for c in range(contest_start.shape[0] - 1):
         first = contest_start[c]
         n = contest_start[c + 1] - first
@@ -218,15 +216,8 @@ def codeforces_kernel(contests, players, settings, outputs):
                 mu[:n], first_place[:n], last_place[:n], beta / math.sqrt(w), w * weight, perf[:n], new_rating[:n]
             )
         for k in range(n):
-            row = order[first + k]
-            s = state[row]
-            n_players[row] = n
-            performance[row] = perf[k]
-            rating_before[row] = mu[k]
-            sd_before[row] = sd[s]
-            rating[s] = new_rating[k]
-            rating_after[row] = new_rating[k]
-            sd_after[row] = sd[s]
+            carried[k] = sd[state[order[first + k]]]  # no uncertainty of its own: the sd is carried
+        record_contest(order, first, n, state, (mu, carried), (new_rating, carried), perf, players, outputs)
 
 
 def run_codeforces(prepared: PreparedContests, priors, params: dict, start: ContestStart):
@@ -263,7 +254,7 @@ CODEFORCES = ContestSystem(
             "'reference' (the Elo-MMR reference's form) or 'mirzayanov' (the published integer algorithm)",
             choices=("reference", "mirzayanov"),
         ),
-        Parameter("initial", 1500.0, "a finite newcomer rating"),
+        INITIAL,
         Parameter("initial_sd", 350.0, "a finite newcomer sd > 0 (carried unchanged)", _positive),
         Parameter("beta", BETA, "a finite performance scale β > 0 (variant 'reference')", _positive),
         Parameter("weight", 1.0, "a finite weight of a contest's performance > 0 (variant 'reference')", _positive),

@@ -26,6 +26,7 @@ and :func:`restore_fixed`.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
-from ..parameters import Signature
+from ..parameters import Parameter, Signature
 from ..priors import check_positive_priors, initial_states, prior_columns
 from ._chunks import check_chunk_size, replay_in_chunks
 from ._replay import DEFAULT_CHUNK_ROWS
@@ -60,6 +61,9 @@ OUTPUT_COLUMNS = (
 COMPUTED_COLUMNS = ("n_players", "performance", "rating_before", "sd_before", "rating_after", "sd_after", "seq")
 PASSTHROUGH_COLUMNS = tuple(name for name in OUTPUT_COLUMNS if name not in COMPUTED_COLUMNS)
 ROW_ORDER = ["league", "seq", "rank", "player"]
+# A newcomer's rating and sd, the first two parameters of every contest system (or its ``priors`` row).
+INITIAL = Parameter("initial", 1500.0, "a finite newcomer rating")
+INITIAL_SD = Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", lambda v: math.isfinite(v) and v > 0)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -30,9 +30,9 @@ from .._numba import parallel_kernel
 from ..contests import PreparedContests
 from ..parameters import Parameter
 from .contest_state import ContestStart
-from .contest_system import ContestSystem, run_fixed_kernel
+from .contest_system import INITIAL, ContestSystem, run_fixed_kernel
 from .numerics import normal_cdf_fast, normal_cdf_table, normal_quantile
-from .standings import tie_ranges
+from .standings import largest_contest, record_contest, tie_ranges
 
 PLAYER_FIELDS = ("rating", "volatility", "contests")  # a saved player row, in this order
 
@@ -49,14 +49,15 @@ def topcoder_kernel(contests, players, settings, outputs):
     order, contest_start, contest_weight, state, rank = contests
     rating, volatility, played = players
     weight_noob, weight_limit, cdf_values, cdf_slopes = settings
-    n_players, performance, rating_before, sd_before, rating_after, sd_after = outputs
-    largest = 0
-    for c in range(contest_start.shape[0] - 1):
-        largest = max(largest, contest_start[c + 1] - contest_start[c])
+    largest = largest_contest(contest_start)
     mu = np.empty(largest)
     var = np.empty(largest)
     first_place = np.empty(largest)
     last_place = np.empty(largest)
+    sd = np.empty(largest)
+    perf_values = np.empty(largest)
+    new_rating = np.empty(largest)
+    new_volatility = np.empty(largest)
     for c in range(contest_start.shape[0] - 1):
         first = contest_start[c]
         n = contest_start[c + 1] - first
@@ -98,15 +99,13 @@ def topcoder_kernel(contests, players, settings, outputs):
             elif mu[k] >= 2000.0:
                 weight *= 0.9
             tried = (mu[k] + weight * perf) / (1.0 + weight)
-            rating[s] = min(max(tried, mu[k] - cap), mu[k] + cap)
-            volatility[s] = math.sqrt((tried - mu[k]) * (tried - mu[k]) / weight + var[k] / (1.0 + weight))
+            new_rating[k] = min(max(tried, mu[k] - cap), mu[k] + cap)
+            new_volatility[k] = math.sqrt((tried - mu[k]) * (tried - mu[k]) / weight + var[k] / (1.0 + weight))
             played[s] = times
-            n_players[row] = n
-            performance[row] = perf
-            rating_before[row] = mu[k]
-            sd_before[row] = math.sqrt(var[k])
-            rating_after[row] = rating[s]
-            sd_after[row] = volatility[s]
+            perf_values[k] = perf
+            sd[k] = math.sqrt(var[k])
+        after = (new_rating, new_volatility)
+        record_contest(order, first, n, state, (mu, sd), after, perf_values, (rating, volatility), outputs)
 
 
 def run_topcoder(prepared: PreparedContests, priors, params: dict, start: ContestStart):
@@ -127,7 +126,7 @@ TOPCODER = ContestSystem(
         "a capped change and a volatility update."
     ),
     parameters=(
-        Parameter("initial", 1500.0, "a finite newcomer rating"),
+        INITIAL,
         Parameter("initial_sd", 350.0, "a finite newcomer volatility > 0", lambda v: math.isfinite(v) and v > 0),
         Parameter("weight_noob", 0.6, "a newcomer's weight in (0, 1)", _weight),
         Parameter("weight_limit", 0.18, "a veteran's weight in (0, 1)", _weight),

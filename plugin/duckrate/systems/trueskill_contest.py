@@ -28,7 +28,8 @@ from .._numba import kernel
 from ..contests import PreparedContests
 from ..parameters import Parameter
 from .contest_state import ContestStart
-from .contest_system import ContestSystem, run_fixed_kernel
+from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
+from .standings import largest_contest, record_contest
 
 PLAYER_FIELDS = ("mu", "sigma")
 MAX_ROUNDS = 42
@@ -294,10 +295,7 @@ def trueskill_contest_kernel(contests, players, settings, outputs):
     order, contest_start, contest_weight, state, rank = contests
     mu, sigma = players
     beta, eps, drift, convergence = settings
-    n_players, performance, rating_before, sd_before, rating_after, sd_after = outputs
-    largest = 0
-    for c in range(contest_start.shape[0] - 1):
-        largest = max(largest, contest_start[c + 1] - contest_start[c])
+    largest = largest_contest(contest_start)
     prior_mu = np.empty(largest)
     prior_sigma = np.empty(largest)
     place = np.empty(largest, dtype=np.int64)
@@ -328,17 +326,8 @@ def trueskill_contest_kernel(contests, players, settings, outputs):
             new_sigma[:n],
             perf[:n],
         )
-        for k in range(n):
-            row = order[first + k]
-            s = state[row]
-            n_players[row] = n
-            performance[row] = perf[k]
-            rating_before[row] = prior_mu[k]
-            sd_before[row] = prior_sigma[k]
-            mu[s] = new_mu[k]
-            sigma[s] = new_sigma[k]
-            rating_after[row] = new_mu[k]
-            sd_after[row] = new_sigma[k]
+        after = (new_mu[:n], new_sigma[:n])
+        record_contest(order, first, n, state, (prior_mu, prior_sigma), after, perf, players, outputs)
 
 
 def run_trueskill_contest(prepared: PreparedContests, priors, params: dict, start: ContestStart):
@@ -361,8 +350,8 @@ TRUESKILL_CONTEST = ContestSystem(
         "contest's chain of places."
     ),
     parameters=(
-        Parameter("initial", 1500.0, "a finite newcomer rating"),
-        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", _positive),
+        INITIAL,
+        INITIAL_SD,
         Parameter("beta", 175.0, "a finite performance sd β > 0", _positive),
         Parameter("eps", 1.0, "a finite tie margin ε > 0", _positive),
         Parameter("drift", 35.0, "a finite skill drift sd τ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),

@@ -38,7 +38,7 @@ from ...errors import DuckrateInputError
 from ...parameters import Parameter
 from ...priors import check_positive_priors, initial_states
 from ..contest_state import ContestStart
-from ..contest_system import COMPUTED_COLUMNS, ContestSystem
+from ..contest_system import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSystem
 from .beliefs import belief_values, fresh_beliefs, restore_beliefs
 from .fast import performances_fast
 from .history import (
@@ -359,8 +359,8 @@ ELO_MMR = ContestSystem(
         Parameter(
             "variant", "logistic", "'logistic' (Elo-MMR(ρ)) or 'gaussian' (Elo-MMχ)", choices=("logistic", "gaussian")
         ),
-        Parameter("initial", 1500.0, "a finite newcomer rating"),
-        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", lambda v: math.isfinite(v) and v > 0),
+        INITIAL,
+        INITIAL_SD,
         Parameter("beta", BETA, "a finite performance sd β > 0", lambda v: math.isfinite(v) and v > 0),
         Parameter("drift", DRIFT, "a finite drift sd γ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
         Parameter(
