@@ -17,7 +17,7 @@ timed once too and checked equal to the Python result. Peak memory is the child'
 Usage (from the repository root)::
 
     .venv/bin/python bench/contest_metrics.py
-    .venv/bin/python bench/contest_metrics.py --skip-per-player --repeats 3
+    .venv/bin/python bench/contest_metrics.py --skip-all-contests --repeats 3
 """
 
 from __future__ import annotations
@@ -103,7 +103,7 @@ def child_measure(args) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeats", type=int, default=1)
-    parser.add_argument("--skip-per-player", action="store_true")
+    parser.add_argument("--skip-all-contests", action="store_true")
     parser.add_argument("--child", choices=["prepare", "measure"])
     parser.add_argument("--definition", default="reference")
     parser.add_argument("--sql", action="store_true")
