@@ -18,6 +18,16 @@ import numpy as np
 from .errors import DuckrateInputError
 
 
+def positive(value: float) -> bool:
+    """A ``Parameter.valid`` check: finite and > 0."""
+    return math.isfinite(value) and value > 0
+
+
+def nonnegative(value: float) -> bool:
+    """A ``Parameter.valid`` check: finite and >= 0."""
+    return math.isfinite(value) and value >= 0
+
+
 @dataclass(frozen=True)
 class Parameter:
     """A named parameter: its default (None = NULL), what is expected, and a validity check.

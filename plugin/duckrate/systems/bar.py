@@ -16,15 +16,13 @@ of its own: the performance column is NaN.
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from ..contests import PreparedContests
 from ..parameters import Parameter
 from .contest_state import ContestStart
 from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from .field_match import BAR_RULES, BETA, field_match_kernel
+from .field_match import BAR_RULES, BETA, DRIFT, field_match_kernel
 
 PLAYER_FIELDS = ("rating", "sd")
 
@@ -33,10 +31,6 @@ def run_bar(prepared: PreparedContests, priors, params: dict, start: ContestStar
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     settings = (BAR_RULES, params["beta"], params["drift"], params["kappa"])
     return run_fixed_kernel("bar", PLAYER_FIELDS, prepared, priors, params, start, field_match_kernel, settings)
-
-
-def _positive(value: float) -> bool:
-    return math.isfinite(value) and value > 0
 
 
 BAR = ContestSystem(
@@ -48,8 +42,8 @@ BAR = ContestSystem(
     parameters=(
         INITIAL,
         INITIAL_SD,
-        Parameter("beta", BETA, "a finite performance scale β > 0", _positive),
-        Parameter("drift", 35.0, "a finite sd drift τ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
+        BETA,
+        DRIFT,
         Parameter("kappa", 1e-4, "a finite floor κ in (0, 1] on the sd's shrink factor", lambda v: 0 < v <= 1),
     ),
     run=run_bar,
@@ -60,7 +54,7 @@ def bar(
     results: pl.DataFrame,
     initial: float = 1500.0,
     initial_sd: float = 350.0,
-    beta: float = BETA,
+    beta: float = BETA.default,
     drift: float = 35.0,
     kappa: float = 1e-4,
     priors: pl.DataFrame | None = None,

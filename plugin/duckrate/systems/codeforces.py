@@ -36,15 +36,14 @@ import polars as pl
 from .._numba import kernel, parallel_kernel
 from ..contests import PreparedContests
 from ..errors import DuckrateInputError
-from ..parameters import Parameter
+from ..parameters import Parameter, positive
 from .contest_state import ContestStart
 from .contest_system import INITIAL, ContestSystem, run_fixed_kernel
 from .logistic_sums import exact_sums, fit_logistic_sums, logistic_sum_at
-from .numerics import safeguarded_step
+from .numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER, safeguarded_step
 from .standings import largest_contest, record_contest, tie_ranges
 
-TANH_MULTIPLIER = math.pi / math.sqrt(3.0)
-BETA = 400.0 * TANH_MULTIPLIER / math.log(10.0)  # the reference's β: the Elo logistic on the 400-point scale
+BETA = ELO_LOGISTIC_SD  # the reference's β: the Elo logistic on the 400-point scale
 SERIES_TOLERANCE = 1e-11  # bound on the relative error of the fitted shared sums
 EXACT_BELOW = 64  # contests this small are solved with exact sums
 LEVEL_SCALE = 0.1  # the fit's interval reaches G, H <= 0.1/δ̄: below any target (each is >= 0.2/δ̄)
@@ -235,10 +234,6 @@ def run_codeforces(prepared: PreparedContests, priors, params: dict, start: Cont
     )
 
 
-def _positive(value: float) -> bool:
-    return math.isfinite(value) and value > 0
-
-
 CODEFORCES = ContestSystem(
     name="codeforces",
     summary=(
@@ -255,9 +250,9 @@ CODEFORCES = ContestSystem(
             choices=("reference", "mirzayanov"),
         ),
         INITIAL,
-        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0 (carried unchanged)", _positive),
-        Parameter("beta", BETA, "a finite performance scale β > 0 (variant 'reference')", _positive),
-        Parameter("weight", 1.0, "a finite weight of a contest's performance > 0 (variant 'reference')", _positive),
+        Parameter("initial_sd", 350.0, "a finite newcomer sd > 0 (carried unchanged)", positive),
+        Parameter("beta", BETA, "a finite performance scale β > 0 (variant 'reference')", positive),
+        Parameter("weight", 1.0, "a finite weight of a contest's performance > 0 (variant 'reference')", positive),
     ),
     run=run_codeforces,
 )

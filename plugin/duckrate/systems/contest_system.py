@@ -26,7 +26,6 @@ and :func:`restore_fixed`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -35,7 +34,7 @@ import polars as pl
 import pyarrow as pa
 
 from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
-from ..parameters import Parameter, Signature
+from ..parameters import Parameter, Signature, positive
 from ..priors import check_positive_priors, initial_states, prior_columns
 from ._chunks import check_chunk_size, replay_in_chunks
 from ._replay import DEFAULT_CHUNK_ROWS
@@ -63,7 +62,7 @@ PASSTHROUGH_COLUMNS = tuple(name for name in OUTPUT_COLUMNS if name not in COMPU
 ROW_ORDER = ["league", "seq", "rank", "player"]
 # A newcomer's rating and sd, the first two parameters of every contest system (or its ``priors`` row).
 INITIAL = Parameter("initial", 1500.0, "a finite newcomer rating")
-INITIAL_SD = Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", lambda v: math.isfinite(v) and v > 0)
+INITIAL_SD = Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", positive)
 
 
 @dataclass(frozen=True, kw_only=True)

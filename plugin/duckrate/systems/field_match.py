@@ -13,10 +13,13 @@ import numba
 import numpy as np
 
 from .._numba import kernel, parallel_kernel
+from ..parameters import Parameter, nonnegative, positive
+from .numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER
 from .standings import largest_contest, record_contest, tie_ranges
 
-TANH_MULTIPLIER = math.pi / math.sqrt(3.0)
-BETA = 400.0 * TANH_MULTIPLIER / math.log(10.0)  # the reference's β: the Elo logistic on the 400-point scale
+# The parameters both systems take after INITIAL and INITIAL_SD (BAR adds kappa).
+BETA = Parameter("beta", ELO_LOGISTIC_SD, "a finite performance scale β > 0", positive)
+DRIFT = Parameter("drift", 35.0, "a finite sd drift τ >= 0 per contest", nonnegative)
 GLICKO_RULES = 1
 BAR_RULES = 2
 

@@ -15,15 +15,12 @@ of its own: the performance column is NaN.
 
 from __future__ import annotations
 
-import math
-
 import polars as pl
 
 from ..contests import PreparedContests
-from ..parameters import Parameter
 from .contest_state import ContestStart
 from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from .field_match import BETA, GLICKO_RULES, field_match_kernel
+from .field_match import BETA, DRIFT, GLICKO_RULES, field_match_kernel
 
 PLAYER_FIELDS = ("rating", "sd")
 
@@ -36,10 +33,6 @@ def run_glicko_contest(prepared: PreparedContests, priors, params: dict, start: 
     )
 
 
-def _positive(value: float) -> bool:
-    return math.isfinite(value) and value > 0
-
-
 GLICKO_CONTEST = ContestSystem(
     name="glicko_contest",
     summary=(
@@ -49,8 +42,8 @@ GLICKO_CONTEST = ContestSystem(
     parameters=(
         INITIAL,
         INITIAL_SD,
-        Parameter("beta", BETA, "a finite performance scale β > 0", _positive),
-        Parameter("drift", 35.0, "a finite sd drift τ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
+        BETA,
+        DRIFT,
     ),
     run=run_glicko_contest,
 )
@@ -60,7 +53,7 @@ def glicko_contest(
     results: pl.DataFrame,
     initial: float = 1500.0,
     initial_sd: float = 350.0,
-    beta: float = BETA,
+    beta: float = BETA.default,
     drift: float = 35.0,
     priors: pl.DataFrame | None = None,
     state: pl.DataFrame | None = None,

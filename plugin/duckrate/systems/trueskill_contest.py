@@ -26,7 +26,7 @@ import polars as pl
 
 from .._numba import kernel
 from ..contests import PreparedContests
-from ..parameters import Parameter
+from ..parameters import Parameter, nonnegative, positive
 from .contest_state import ContestStart
 from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
 from .standings import largest_contest, record_contest
@@ -338,10 +338,6 @@ def run_trueskill_contest(prepared: PreparedContests, priors, params: dict, star
     )
 
 
-def _positive(value: float) -> bool:
-    return math.isfinite(value) and value > 0
-
-
 TRUESKILL_CONTEST = ContestSystem(
     name="trueskill_contest",
     summary=(
@@ -352,10 +348,10 @@ TRUESKILL_CONTEST = ContestSystem(
     parameters=(
         INITIAL,
         INITIAL_SD,
-        Parameter("beta", 175.0, "a finite performance sd β > 0", _positive),
-        Parameter("eps", 1.0, "a finite tie margin ε > 0", _positive),
-        Parameter("drift", 35.0, "a finite skill drift sd τ >= 0 per contest", lambda v: math.isfinite(v) and v >= 0),
-        Parameter("convergence", 1e-4, "a finite message change > 0 that ends the rounds", _positive),
+        Parameter("beta", 175.0, "a finite performance sd β > 0", positive),
+        Parameter("eps", 1.0, "a finite tie margin ε > 0", positive),
+        Parameter("drift", 35.0, "a finite skill drift sd τ >= 0 per contest", nonnegative),
+        Parameter("convergence", 1e-4, "a finite message change > 0 that ends the rounds", positive),
     ),
     run=run_trueskill_contest,
 )
