@@ -49,6 +49,19 @@ def test_agrees_with_the_reference_implementation(system):
     assert np.abs(rows["sd_after"].to_numpy() - expected[:, 1]).max() < TOLERANCE[system]
 
 
+@pytest.mark.parametrize("system", sorted(REFERENCE_NAMES))
+def test_agrees_with_the_reference_implementation_on_large_contests(system):
+    """Contests of a few hundred players: the systems that fit their shared sums once per contest
+    (codeforces, glicko_contest; exact below 64 participants) take that path here."""
+    results = generate_contests(30, 300, 3000, seed=4, tie_rate=0.05).drop("league")
+    assert results.group_by("contest_id").len()["len"].min() >= 64
+    rows = getattr(duckrate, system)(results)
+    reference = reference_ratings(results, REFERENCE_NAMES[system])
+    expected = np.array([reference[(c, p)] for c, p in zip(rows["contest_id"], rows["player"])])
+    assert np.abs(rows["rating_after"].to_numpy() - expected[:, 0]).max() < TOLERANCE[system]
+    assert np.abs(rows["sd_after"].to_numpy() - expected[:, 1]).max() < TOLERANCE[system]
+
+
 @pytest.mark.parametrize("system", NEW_SYSTEMS)
 @pytest.mark.parametrize("seed", [1, 2])
 def test_batches_equal_one_replay(system, seed):

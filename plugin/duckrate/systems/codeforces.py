@@ -39,13 +39,11 @@ from ..errors import DuckrateInputError
 from ..parameters import Parameter, positive
 from .contest_state import ContestStart
 from .contest_system import INITIAL, ContestSystem, run_fixed_kernel
-from .logistic_sums import exact_sums, fit_logistic_sums, logistic_sum_at
+from .logistic_sums import EXACT_BELOW, SERIES_TOLERANCE, exact_sums, fit_logistic_sums, logistic_sum_at
 from .numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER, safeguarded_step
 from .standings import largest_contest, record_contest, tie_ranges
 
 BETA = ELO_LOGISTIC_SD  # the reference's β: the Elo logistic on the 400-point scale
-SERIES_TOLERANCE = 1e-11  # bound on the relative error of the fitted shared sums
-EXACT_BELOW = 64  # contests this small are solved with exact sums
 LEVEL_SCALE = 0.1  # the fit's interval reaches G, H <= 0.1/δ̄: below any target (each is >= 0.2/δ̄)
 PLAYER_FIELDS = ("rating", "sd")
 MIRZAYANOV_MAX_RATING = 8000

@@ -39,6 +39,7 @@ from ...parameters import Parameter
 from ...priors import check_positive_priors, initial_states
 from ..contest_state import ContestStart
 from ..contest_system import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSystem
+from ..logistic_sums import SERIES_TOLERANCE
 from .beliefs import belief_values, fresh_beliefs, restore_beliefs
 from .fast import performances_fast
 from .history import (
@@ -57,7 +58,6 @@ BETA = 200.0
 SIG_LIMIT = 80.0
 DRIFT = SIG_LIMIT**2 / math.sqrt(BETA**2 - SIG_LIMIT**2)
 HISTORY_TOLERANCE = 1e-12
-SERIES_TOLERANCE = 1e-11  # bound on the truncation error of log G and log H (fast phase 1)
 
 _UNITS_PER_DAY = {
     "days": 1.0,
