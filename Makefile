@@ -9,7 +9,7 @@ $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,bench]"
-	$(PY) -m duckrate.cli warm
+	$(PY) -m duckrate.cli warm --fresh
 	touch $@
 
 demo: $(VENV)/.installed

@@ -54,11 +54,6 @@ CASES = {
 }
 
 
-# Elo-MMχ solves phase 1 exactly (O(n²) per contest, ~25 evaluations of a normal hazard per term): at
-# Codeforces size it is timed on the peer's prefix only and extrapolated like the peer.
-PREFIX_ONLY_AT_LARGE = {"elo_mmr gaussian (Elo-MMχ)"}
-
-
 def contests(size):
     import polars as pl
 
@@ -180,11 +175,7 @@ def main(argv=None) -> int:
         for case in args.cases:
             peer_contests = args.peer_contests if size == "large" else None
             ours_prefix = run_case(case, size, peer_contests, None) if peer_contests else None
-            if size == "large" and case in PREFIX_ONLY_AT_LARGE:
-                ours = dict(ours_prefix, seconds=ours_prefix["seconds"] * n_contests / peer_contests, extrapolated=True)
-                ours["rows"] = ours_prefix["rows"] * n_contests / peer_contests
-            else:
-                ours = run_case(case, size, None, None)
+            ours = run_case(case, size, None, None)
             ours_prefix = ours_prefix or ours
             peers = {threads: run_case(case, size, peer_contests, threads) for threads in (1, 2)}
             scale = n_contests / peer_contests if peer_contests else 1.0
@@ -192,7 +183,7 @@ def main(argv=None) -> int:
             rows.append(
                 [
                     case,
-                    f"~{ours['seconds']:.0f} (extrapolated)" if ours.get("extrapolated") else f"{ours['seconds']:.2f}",
+                    f"{ours['seconds']:.2f}",
                     f"{ours['rows'] / ours['seconds'] / 1e3:.0f}k",
                     f"{ours['peak_gb']:.2f}",
                     f"{ours_prefix['seconds']:.2f}" if peer_contests else "",

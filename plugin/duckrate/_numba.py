@@ -9,6 +9,8 @@ costs a second or two per process instead of failing at import.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numba
 
 
@@ -27,3 +29,19 @@ def parallel_kernel(function):
         return numba.njit(cache=True, nogil=True, parallel=True, error_model="numpy")(function)
     except RuntimeError:
         return numba.njit(cache=False, nogil=True, parallel=True, error_model="numpy")(function)
+
+
+def clear_cache() -> int:
+    """Delete the compiled kernels cached beside duckrate's modules; returns how many files went.
+
+    Numba keys each cached kernel on its own source file only. A kernel recompiled (its file changed)
+    while a parallel kernel it calls from another file is loaded from an older cache can be cached
+    broken: later processes that load it crash (measured: a segmentation fault on the first call, numba
+    0.68). Compiling everything in one process from an empty cache, as ``duckrate warm --fresh`` does at
+    install, never leaves such a mix."""
+    removed = 0
+    for pattern in ("*.nbi", "*.nbc"):
+        for path in Path(__file__).resolve().parent.rglob(f"__pycache__/{pattern}"):
+            path.unlink(missing_ok=True)
+            removed += 1
+    return removed

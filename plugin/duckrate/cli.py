@@ -162,7 +162,12 @@ def main(argv: list[str] | None = None) -> int:
         nargs=argparse.REMAINDER,
         help="dbt arguments (default: build); e.g. -- build --project-dir . --threads 4",
     )
-    commands.add_parser("warm", help="compile every kernel into numba's cache now, so later processes start fast")
+    warm_parser = commands.add_parser(
+        "warm", help="compile every kernel into numba's cache now, so later processes start fast"
+    )
+    warm_parser.add_argument(
+        "--fresh", action="store_true", help="delete the cached kernels first (after an upgrade or a source edit)"
+    )
     generate = commands.add_parser(
         "generate", help="write the files generated from the registries (docs/reference.md, the dbt system lists)"
     )
@@ -177,7 +182,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "warm":
         from .warm import warm
 
-        warm()
+        warm(fresh=args.fresh)
         return 0
     if args.command == "generate":
         from .generated import generated_files

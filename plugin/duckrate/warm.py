@@ -54,13 +54,18 @@ def called_macros() -> set[str]:
     return {name for sql in TWO_PLAYER_CALLS + CONTEST_CALLS + MART_CALLS for name in re.findall(r"FROM (\w+)\(", sql)}
 
 
-def warm(log=print) -> float:
-    """Run every macro once over small generated tables; returns the seconds it took."""
+def warm(log=print, fresh: bool = False) -> float:
+    """Run every macro once over small generated tables; returns the seconds it took. ``fresh``: delete
+    the cached kernels first (:func:`duckrate._numba.clear_cache`), so all compile in this one process."""
     import duckdb
 
     from . import register
     from .synthetic import generate_contests, generate_matches
 
+    if fresh:
+        from ._numba import clear_cache
+
+        log(f"duckrate: {clear_cache()} cached kernel files removed")
     started = time.perf_counter()
     con = register(duckdb.connect())
     con.execute("SET enable_progress_bar = false")

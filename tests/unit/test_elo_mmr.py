@@ -17,8 +17,9 @@ import duckrate
 from duckrate import DuckrateInputError
 from duckrate.synthetic import generate_contests
 from duckrate.systems.elo_mmr.fast import performances_fast
+from duckrate.systems.elo_mmr.gaussian_series import fit_block_series
 from duckrate.systems.elo_mmr.history import robust_average
-from duckrate.systems.elo_mmr.phase1 import performances_exact
+from duckrate.systems.elo_mmr.phase1 import performances_exact, solve_tie_groups
 from duckrate.systems.elo_mmr.replay import BETA, DRIFT, ELO_MMR, contest_scales
 
 # elommr's defaults (the reference's older parameterisation): weight_limit 0.2, sig_limit 80, so
@@ -160,6 +161,43 @@ def test_fast_phase1_matches_the_exact_solve(n, tie_rate, seed):
     performances_exact(mu, dbar, rank, groups, False, exact)
     assert np.abs(fast - exact).max() < 1e-6
     assert np.all(np.diff(exact) < 0)  # Theorem 5.2: a better rank means a higher performance
+
+
+@pytest.mark.parametrize("n, tie_rate, seed", [(600, 0.0, 5), (2750, 0.02, 6), (3000, 0.3, 7)])
+def test_gaussian_series_phase1_matches_the_exact_solve(n, tie_rate, seed):
+    """Elo-MMχ's phase 1 through block series (gaussian_series) against the exact O(n²) solve."""
+    mu, dbar, rank, groups = phase1_inputs(np.random.default_rng(seed), n, tie_rate)
+    delta = dbar * math.pi / math.sqrt(3.0)  # the Gaussian model's scale
+    ok, fit = fit_block_series(mu, delta)
+    assert ok
+    series = np.empty(len(groups) - 1)
+    exact = np.empty(len(groups) - 1)
+    solve_tie_groups(mu, delta, rank, groups, True, fit, series)
+    performances_exact(mu, delta, rank, groups, True, exact)
+    assert np.abs(series - exact).max() < 1e-7
+    assert np.all(np.diff(exact) < 0)
+
+
+def test_gaussian_fast_and_exact_replays_agree():
+    frame = results(n_contests=6, per_contest=700, pool=1500, seed=10, tie_rate=0.05)
+    fast = duckrate.elo_mmr(frame, variant="gaussian")
+    exact = duckrate.elo_mmr(frame, variant="gaussian", algorithm="exact")
+    assert (fast["rating_after"] - exact["rating_after"]).abs().max() < 1e-7
+    assert (fast["performance"] - exact["performance"]).abs().max() < 1e-7
+    assert (fast["performance"] - exact["performance"]).abs().max() > 0.0  # the series path ran
+
+
+def test_gaussian_variant_agrees_with_the_reference_implementation_on_large_contests():
+    """The reference's Elo-MMχ (``mmx``; its defaults σ∞ = 80, weight limit 0.2: β = 80√6, γ = 80√0.2) over contests
+    large enough for the series path."""
+    from helpers.contest_peer import reference_ratings
+
+    frame = results(n_contests=5, per_contest=600, pool=1200, seed=11, tie_rate=0.05)
+    ours = duckrate.elo_mmr(frame, variant="gaussian", beta=80 * math.sqrt(6), drift=80 * math.sqrt(0.2))
+    reference = reference_ratings(frame, "mmx")
+    expected = np.array([reference[(c, p)] for c, p in zip(ours["contest_id"], ours["player"])])
+    assert np.abs(ours["rating_after"].to_numpy() - expected[:, 0]).max() < 1e-6
+    assert np.abs(ours["sd_after"].to_numpy() - expected[:, 1]).max() < 1e-6
 
 
 def test_fast_and_exact_replays_agree():
@@ -382,8 +420,8 @@ def test_opponent_subsampling_uses_the_nearest_ratings():
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_subsampled_solves_find_the_zero_of_q_over_each_window(seed):
     """The subsampled phase 1 solves log P - log N = 0 (P, N: Q's positive and negative parts); its roots
-    are Q's roots over each player's window, found here by the plain Q solve of the exact phase 1."""
-    from duckrate.systems.elo_mmr.phase1 import performances_subsampled, solve_q
+    are Q's roots over each player's window, found here by bisection on Q itself."""
+    from duckrate.systems.elo_mmr.phase1 import performances_subsampled, q_value
 
     rng = np.random.default_rng(seed)
     n, window = 300, 40
@@ -398,8 +436,12 @@ def test_subsampled_solves_find_the_zero_of_q_over_each_window(seed):
     position[by_rating] = np.arange(n)
     for k in range(n):
         lo = min(max(position[k] - window // 2, 0), n - window)
-        expected = solve_q(mu, scale, rank, by_rating, lo, lo + window, rank[k], False, mu[k], scale.max())
-        assert out[k] == pytest.approx(expected, abs=1e-9)
+        low, high = mu.min() - 60 * scale.max(), mu.max() + 60 * scale.max()
+        while high - low > 1e-10:  # Q decreases: bisection to the last few bits
+            middle = 0.5 * (low + high)
+            q, _ = q_value(middle, mu, scale, rank, by_rating, lo, lo + window, rank[k], False)
+            low, high = (middle, high) if q > 0 else (low, middle)
+        assert out[k] == pytest.approx(0.5 * (low + high), abs=1e-9)
 
 
 def test_the_robust_average_does_not_bounce_between_the_ends_of_its_bracket():

@@ -50,6 +50,7 @@ def safeguarded_step(x, value, slope, low, high, decreasing):
 
 _SQRT_HALF = 0.7071067811865476
 _SQRT_2PI = 2.5066282746310002
+_INV_SQRT_2PI = 1.0 / _SQRT_2PI
 # Acklam's rational approximation of the normal quantile (relative error below 1.2e-9), refined below.
 _A = (
     -39.69683028665376,
@@ -194,3 +195,14 @@ def chebyshev_value(coefficients, t):
         b2 = b1
         b1 = b0
     return coefficients[0] + t * b1 - b2
+
+
+@kernel
+def normal_hazard(z):
+    """φ(z)/Φ(z), the standard normal's reverse hazard, stable for very negative z (Mills-ratio series)."""
+    if z > -30.0:
+        return _INV_SQRT_2PI * math.exp(-0.5 * z * z) / (0.5 * math.erfc(-z * _SQRT_HALF))
+    x2 = 1.0 / (z * z)
+    # 1/R(x) with R(x) ~ (1/x)(1 - 1/x² + 3/x⁴ - 15/x⁶ + ...), x = -z
+    series = 1.0 + x2 * (-1.0 + x2 * (3.0 + x2 * (-15.0 + x2 * (105.0 + x2 * (-945.0 + x2 * 10395.0)))))
+    return -z / series

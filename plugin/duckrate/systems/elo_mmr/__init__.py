@@ -2,8 +2,10 @@
 contest system (:mod:`duckrate.systems.contest_system`).
 
 - :mod:`.replay`: the replay (``elo_mmr``, :data:`ELO_MMR`), its parameters and saved state;
-- :mod:`.phase1`: performances by the exact solve (Theorem 3.2) and with opponent subsampling;
-- :mod:`.fast`: the fast phase 1 (one shared function per contest, Chebyshev fits);
+- :mod:`.phase1`: the tie groups' roots of Q (Theorem 3.2), exactly or through series, and opponent
+  subsampling;
+- :mod:`.fast`: the fast phase 1 of the logistic model (one shared function per contest, Chebyshev fits);
+- :mod:`.gaussian_series`: the fast phase 1 of the Gaussian model (Chebyshev series of block sums);
 - :mod:`.history`: phase 2, the robust average over each player's history and the pseudodiffusion;
 - :mod:`.beliefs`: the players' beliefs, kept in the saved state.
 """

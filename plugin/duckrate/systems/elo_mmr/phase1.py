@@ -8,9 +8,9 @@ a better rank), tied (``j~i``, i itself included) or lost to i, with
 * Gaussian (Elo-MMχ): ``v_j = f_j/F_j``, ``l_j = -f_j/(1-F_j)``, ``d_j = f_j'/f_j = -(p-μ_j)/δ_j²``.
 
 ``δ_j² = σ_j² + β²``. Every function here takes the contest's players in rank order (``mu``, ``scale`` =
-δ̄ or δ, ``rank``) and visits the opponents ``perm[lo:hi]``: all of them for the exact solve, a window
-of the nearest ratings for opponent subsampling (Section 5.3). Cost O(|P|) per evaluation, so
-O(|P|²) per contest: the fast path (:mod:`._mmr_fast`) must agree with this one.
+δ̄ or δ, ``rank``). The exact solve sums Q over every term (equal terms merged): O(|P|) per evaluation, so
+O(|P|²) per contest, and the fast paths (:mod:`.fast`, :mod:`.gaussian_series`) must agree with it.
+Opponent subsampling (Section 5.3) sums over a window ``perm[lo:hi]`` of the nearest ratings.
 """
 
 from __future__ import annotations
@@ -22,22 +22,10 @@ from numba import prange
 
 from ..._numba import kernel, parallel_kernel
 from ..logistic_sums import logistic_cdf_pair
-from ..numerics import safeguarded_step
+from ..numerics import normal_hazard, safeguarded_step
+from .gaussian_series import empty_series, q_from_series
 
-_INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
-_SQRT_HALF = math.sqrt(0.5)
 BRACKET_STEPS = 60.0  # subsampled solves: the bracket reaches this many widest scales past the extreme ratings
-
-
-@kernel
-def normal_hazard(z):
-    """φ(z)/Φ(z), the standard normal's reverse hazard, stable for very negative z (Mills-ratio series)."""
-    if z > -30.0:
-        return _INV_SQRT_2PI * math.exp(-0.5 * z * z) / (0.5 * math.erfc(-z * _SQRT_HALF))
-    x2 = 1.0 / (z * z)
-    # 1/R(x) with R(x) ~ (1/x)(1 - 1/x² + 3/x⁴ - 15/x⁶ + ...), x = -z
-    series = 1.0 + x2 * (-1.0 + x2 * (3.0 + x2 * (-15.0 + x2 * (105.0 + x2 * (-945.0 + x2 * 10395.0)))))
-    return -z / series
 
 
 @kernel
@@ -77,52 +65,115 @@ def q_value(p, mu, scale, rank, perm, lo, hi, my_rank, gaussian):
 
 
 @kernel
-def solve_q(mu, scale, rank, perm, lo, hi, my_rank, gaussian, guess, step):
-    """The zero of the strictly decreasing Q: bracket by doubling steps from ``guess``, then Newton
-    safeguarded by bisection, to full double precision."""
-    low = guess - step
-    q, dq = q_value(low, mu, scale, rank, perm, lo, hi, my_rank, gaussian)
-    width = step
-    while q <= 0.0:
-        width *= 2.0
-        low -= width
-        q, dq = q_value(low, mu, scale, rank, perm, lo, hi, my_rank, gaussian)
-    high = guess + step
-    q, dq = q_value(high, mu, scale, rank, perm, lo, hi, my_rank, gaussian)
-    width = step
-    while q >= 0.0:
-        width *= 2.0
-        high += width
-        q, dq = q_value(high, mu, scale, rank, perm, lo, hi, my_rank, gaussian)
+def merged_terms(mu, scale, rank):
+    """The contest's terms with equal (μ_j, scale_j) merged (newcomers share their prior): ``(term_mu,
+    term_scale, rank_start, ranks)``, where term t's participants have the ranks
+    ``ranks[rank_start[t]:rank_start[t + 1]]`` in increasing order (the participants come in rank order).
+    Exact: merged terms are equal terms."""
+    n = mu.shape[0]
+    by_scale = np.argsort(scale, kind="mergesort")  # stable sorts: equal terms keep the rank order
+    by_term = by_scale[np.argsort(mu[by_scale], kind="mergesort")]
+    term_mu = np.empty(n)
+    term_scale = np.empty(n)
+    rank_start = np.empty(n + 1, dtype=np.int64)
+    ranks = np.empty(n, dtype=rank.dtype)
+    terms = 0
+    for position in range(n):
+        j = by_term[position]
+        if terms == 0 or mu[j] != term_mu[terms - 1] or scale[j] != term_scale[terms - 1]:
+            term_mu[terms] = mu[j]
+            term_scale[terms] = scale[j]
+            rank_start[terms] = position
+            terms += 1
+        ranks[position] = rank[j]
+    rank_start[terms] = n
+    return term_mu[:terms], term_scale[:terms], rank_start[: terms + 1], ranks
+
+
+@kernel
+def q_value_merged(p, terms, my_rank, gaussian):
+    """Q(p) and Q'(p) for a player of rank ``my_rank`` over :func:`merged_terms`: each merged term counted
+    once per participant ahead, tied and behind."""
+    term_mu, term_scale, rank_start, ranks = terms
+    q = 0.0
+    dq = 0.0
+    for t in range(term_mu.shape[0]):
+        lo = rank_start[t]
+        hi = rank_start[t + 1]
+        if hi - lo == 1:
+            relation = 0 if ranks[lo] == my_rank else (1 if ranks[lo] > my_rank else -1)
+            value, slope = term(p, term_mu[t], term_scale[t], relation, gaussian)
+            q += value
+            dq += slope
+            continue
+        ahead = np.searchsorted(ranks[lo:hi], my_rank, side="left")
+        behind = hi - lo - np.searchsorted(ranks[lo:hi], my_rank, side="right")
+        tied = hi - lo - ahead - behind
+        for relation, count in ((-1, ahead), (0, tied), (1, behind)):
+            if count > 0:
+                value, slope = term(p, term_mu[t], term_scale[t], relation, gaussian)
+                q += count * value
+                dq += count * slope
+    return q, dq
+
+
+@kernel
+def solve_group(terms, fit, mu, scale, first, stop, my_rank, gaussian, guess, low, high):
+    """The zero of the strictly decreasing Q of the tie group ``first:stop`` in ``[low, high]`` (a bracket
+    that holds every root): Newton from ``guess``, safeguarded by bisection, to full double precision.
+    Q from the Gaussian model's series ``fit`` (:mod:`.gaussian_series`) where they reach, else summed
+    over the merged ``terms``."""
     x = min(max(guess, low), high)
     for _ in range(200):
-        q, dq = q_value(x, mu, scale, rank, perm, lo, hi, my_rank, gaussian)
+        inside, q, dq = q_from_series(x, fit, mu, scale, first, stop)
+        if not inside:
+            q, dq = q_value_merged(x, terms, my_rank, gaussian)
         if q == 0.0:
             return x
-        nxt, low, high, converged = safeguarded_step(x, q, dq, low, high, True)
+        x, low, high, converged = safeguarded_step(x, q, dq, low, high, True)
         if converged:
-            return nxt
-        x = nxt
+            return x
     return x
+
+
+GROUPS_PER_CHAIN = 16  # tie groups solved in a row, each started from the previous root (fixed: thread-free)
+
+
+@parallel_kernel
+def solve_tie_groups(mu, scale, rank, group_start, gaussian, fit, out):
+    """Phase 1 of one contest, one root per tie group (all members of a tie group share Q); ``out[g]``
+    receives the group's performance. ``fit``: the Gaussian model's series, or :func:`.gaussian_series.
+    empty_series` for the exact O(|P|²) solve over the terms, those with equal (μ, scale) merged
+    (:func:`merged_terms`).
+
+    Tie groups are solved in chains of ``GROUPS_PER_CHAIN`` consecutive groups, in parallel: a chain's
+    first solve starts from the prior rating of the same place in the order by rating (performances fall
+    with the place as ratings do), each later one from the previous root. The chains are fixed by the data
+    alone, so roots never depend on the thread count."""
+    n = mu.shape[0]
+    terms = merged_terms(mu, scale, rank)
+    step = 0.0
+    for j in range(n):
+        step = max(step, scale[j])
+    by_rating = np.sort(mu)
+    lowest = by_rating[0] - BRACKET_STEPS * step
+    highest = by_rating[n - 1] + BRACKET_STEPS * step
+    n_groups = group_start.shape[0] - 1
+    n_chains = (n_groups + GROUPS_PER_CHAIN - 1) // GROUPS_PER_CHAIN
+    for chain in prange(n_chains):
+        first_group = chain * GROUPS_PER_CHAIN
+        guess = by_rating[n - 1 - group_start[first_group]]
+        for g in range(first_group, min(first_group + GROUPS_PER_CHAIN, n_groups)):
+            first = group_start[g]
+            stop = group_start[g + 1]
+            guess = solve_group(terms, fit, mu, scale, first, stop, rank[first], gaussian, guess, lowest, highest)
+            out[g] = guess
 
 
 @kernel
 def performances_exact(mu, scale, rank, group_start, gaussian, out):
-    """Phase 1 of one contest by the exact O(|P|²) solve, one root per tie group (all members of a tie
-    group share Q). ``out[g]`` receives the group's performance."""
-    n = mu.shape[0]
-    perm = np.arange(n)
-    step = 0.0
-    for j in range(n):
-        step = max(step, scale[j])
-    guess = 0.0
-    for j in range(n):
-        guess += mu[j]
-    guess /= max(n, 1)
-    for g in range(group_start.shape[0] - 1):
-        first = group_start[g]
-        guess = solve_q(mu, scale, rank, perm, 0, n, rank[first], gaussian, guess, step)
-        out[g] = guess
+    """Phase 1 of one contest by the exact O(|P|²) solve (:func:`solve_tie_groups` without series)."""
+    solve_tie_groups(mu, scale, rank, group_start, gaussian, empty_series(), out)
 
 
 @kernel

@@ -8,7 +8,8 @@ Contest by contest (ordered by ``played_at`` then ``contest_id``):
    belief to a Gaussian, Section 4).
 2. Phase 1: each performance p is the zero of Q (Theorem 3.2) against every participant's prior
    rating μ_j and δ_j² = σ_j² + β², ties counting as a win plus a loss. ``algorithm='fast'`` uses the
-   shared-function approximation of :mod:`._mmr_fast` (logistic model), ``'exact'`` the O(|P|²) solve;
+   Chebyshev series of :mod:`.fast` (logistic model) or :mod:`.gaussian_series` (Gaussian model, from
+   ``GAUSSIAN_SERIES_FROM`` participants), ``'exact'`` the O(|P|²) solve;
    ``max_opponents`` restricts each Q to the nearest ratings (Section 5.3).
 3. Phase 2: logistic (Elo-MMR(ρ)): a logistic factor for p is added and the rating is the zero of L'
    (eq. 6); Gaussian (Elo-MMχ): the Gaussian belief is multiplied by N(p, β²). Uncertainty:
@@ -42,6 +43,7 @@ from ..contest_system import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSyste
 from ..logistic_sums import SERIES_TOLERANCE
 from .beliefs import belief_values, fresh_beliefs, restore_beliefs
 from .fast import performances_fast
+from .gaussian_series import GAUSSIAN_SERIES_FROM, fit_block_series
 from .history import (
     diffuse,
     ensure_room,
@@ -50,7 +52,7 @@ from .history import (
     logistic_scales,
     robust_average,
 )
-from .phase1 import performances_exact, performances_subsampled
+from .phase1 import performances_exact, performances_subsampled, solve_tie_groups
 
 # The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
 # who plays every contest, i.e. γ = σ∞²/√(β² - σ∞²) ≈ 34.915 per contest.
@@ -187,6 +189,12 @@ def elo_mmr_kernel(contests, beliefs, settings, outputs):
                 done = performances_fast(prior_mu[:n], scale[:n], groups, series_tolerance, group_perf)
                 if not done:
                     fallbacks += 1
+            elif not exact and n >= GAUSSIAN_SERIES_FROM:
+                done, fit = fit_block_series(prior_mu[:n], scale[:n])
+                if done:
+                    solve_tie_groups(prior_mu[:n], scale[:n], ranks[:n], groups, True, fit, group_perf)
+                else:
+                    fallbacks += 1
             if not done:
                 performances_exact(prior_mu[:n], scale[:n], ranks[:n], groups, gaussian, group_perf)
             for g in range(n_groups):
@@ -310,8 +318,9 @@ def elo_mmr(
     max_opponents : opponent subsampling: each performance uses the this-many nearest prior ratings.
     history_tolerance : factors weighing less than this share of a player's total weight are folded
         into the Gaussian (0 keeps every factor, as the reference implementation does).
-    algorithm : phase 1 by the shared-function approximation ('fast', logistic variant) or the exact
-        O(|P|²) solve ('exact'; the Gaussian variant always solves exactly).
+    algorithm : phase 1 through Chebyshev series fitted once per contest ('fast': the shared function of
+        :mod:`.fast` for the logistic variant, the block sums of :mod:`.gaussian_series` for the Gaussian one
+        from 512 participants) or the exact O(|P|²) solve ('exact').
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd``, ``league``).
     state : a saved state (:func:`duckrate.replay_state` with ``"elo_mmr"``) to continue from: ``results``
         are then only the contests after it, and the result is that of one replay over the whole history
