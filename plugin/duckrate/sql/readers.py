@@ -157,7 +157,7 @@ WITH duckrate_pgn_lines AS (
     SELECT game_ordinal, min(file) AS file,
     count_if(kind = 1 AND tag = '') AS n_malformed, count_if(kind = 2) AS n_movetext,
     {tag_columns},
-    min(value) FILTER (WHERE tag = league) AS league
+    min(value) FILTER (WHERE tag = league) AS league_value
     FROM duckrate_pgn_tags
     GROUP BY game_ordinal
 ), duckrate_pgn_dated AS (
@@ -175,7 +175,7 @@ SELECT {_row_id("file", "game_ordinal")} AS match_id,
        white AS player_a,
        black AS player_b,
        score_a,
-       league,
+       league_value AS league,
        CASE WHEN game_ordinal = 0 THEN 'text_before_first_game'
             WHEN n_malformed > 0 THEN 'malformed_tag_line'
             WHEN {most_repeated} > 1 THEN 'duplicate_tag'
@@ -224,15 +224,15 @@ WITH duckrate_arena_records AS (
 ), duckrate_arena_fields AS (
     SELECT file, record_ordinal, json_type(record) AS record_type,
            CASE WHEN league IS NOT NULL AND json_type(record) = 'OBJECT'
-                THEN json_extract_string(record, '$.' || league) END AS league,
+                THEN json_extract_string(record, '$.' || league) END AS league_value,
            {fields}
     FROM (SELECT file, record_ordinal, record,
                  CASE WHEN json_type(record) = 'OBJECT' THEN json_extract_string(record, {paths}) END AS v
           FROM duckrate_arena_records)
 ), duckrate_arena_scored AS (
     SELECT *,
-           CASE winner WHEN 'model_a' THEN 1.0 WHEN 'model_b' THEN 0.0 WHEN 'tie' THEN 0.5
-                       WHEN 'tie (bothbad)' THEN 0.5 END AS score_a,
+           CAST(CASE winner WHEN 'model_a' THEN 1.0 WHEN 'model_b' THEN 0.0 WHEN 'tie' THEN 0.5
+                            WHEN 'tie (bothbad)' THEN 0.5 END AS DOUBLE) AS score_a,
            TRY_CAST(tstamp AS DOUBLE) AS tstamp_seconds
     FROM duckrate_arena_fields
 )
@@ -241,7 +241,7 @@ SELECT coalesce(question_id, {_row_id("file", "record_ordinal")}) AS match_id,
        model_a AS player_a,
        model_b AS player_b,
        score_a,
-       league,
+       league_value AS league,
        CASE WHEN record_type IS DISTINCT FROM 'OBJECT' THEN 'not_an_object'
             WHEN {_blank("model_a")} THEN 'missing_model_a'
             WHEN {_blank("model_b")} THEN 'missing_model_b'
