@@ -459,3 +459,14 @@ def test_contest_results_feed_elo_mmr_replay(con, tmp_path):
     replay = rows(con, "SELECT * FROM elo_mmr_replay('contest_results')")
     assert len(replay) == 72
     assert {r["contest_id"] for r in replay} == {f"Round {c}" for c in range(6)}
+
+
+def test_a_contest_bigger_than_maximum_object_size_fails_and_the_parameter_raises_it(con, tmp_path):
+    """DuckDB's JSON reader holds one object in a buffer: past 16 MiB (about 500k standings) the reader fails
+    naming the file and the size, and maximum_object_size := ... reads it."""
+    standings = [[f"player_{i}", i, i] for i in range(600_000)]
+    path = write(tmp_path / "huge.json", json.dumps(contest("huge", standings=standings)))
+    with pytest.raises(duckdb.Error, match='"maximum_object_size" of 16777216 bytes exceeded .*huge.json'):
+        con.sql(f"SELECT count(*) FROM read_contest_json('{path}')").fetchall()
+    got = con.sql(f"SELECT count(*) FROM read_contest_json('{path}', maximum_object_size := 64000000)").fetchall()
+    assert got == [(600_000,)]

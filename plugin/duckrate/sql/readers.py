@@ -80,7 +80,10 @@ _ORDER_GUARD = (
     "preserve_insertion_order = true (the default): records are numbered, and PGN lines grouped into games, "
     "in file order') END"
 )
-_MAX_JSON_OBJECT = 1 << 30  # one contest file is one JSON object: allow 1 GiB (DuckDB's default is 16 MiB)
+# One contest is one JSON object, at most this many bytes (DuckDB's default, 16 MiB: about 500k standings).
+# DuckDB reads JSON in buffers of twice this size per thread, so a larger default would cost memory on every
+# call; a bigger contest fails with DuckDB's error naming the size, and the macro's parameter raises it.
+_MAX_JSON_OBJECT = 1 << 24
 
 
 def _row_id(file: str, ordinal: str) -> str:
@@ -264,15 +267,16 @@ FROM duckrate_arena_scored
 
 
 def read_contest_json_sql() -> str:
-    """``read_contest_json(path)``: one row per standing of each contest object (a glob reads many files)."""
+    """``read_contest_json(path, maximum_object_size := 16 MiB)``: one row per standing of each contest object
+    (a glob reads many files)."""
     guarded_json = _ORDER_GUARD.format(value="json", macro="read_contest_json")
     integer_types = "('UBIGINT', 'BIGINT')"
     return f"""
-CREATE OR REPLACE TEMP MACRO read_contest_json(path) AS TABLE
+CREATE OR REPLACE TEMP MACRO read_contest_json(path, maximum_object_size := {_MAX_JSON_OBJECT}) AS TABLE
 WITH duckrate_contest_objects AS (
     SELECT filename AS file, {guarded_json} AS contest, row_number() OVER () AS contest_ordinal
     FROM read_json_objects(path, format := 'auto', filename := true,
-                           maximum_object_size := {_MAX_JSON_OBJECT})
+                           maximum_object_size := maximum_object_size)
 ), duckrate_contest_fields AS (
     SELECT file, contest_ordinal, json_type(contest) = 'OBJECT' AS is_object,
            CASE WHEN json_type(contest) = 'OBJECT' THEN contest ->> '$.name' END AS contest_name,
