@@ -227,7 +227,7 @@ WITH duckrate_arena_records AS (
 ), duckrate_arena_fields AS (
     SELECT file, record_ordinal, json_type(record) AS record_type,
            CASE WHEN league IS NOT NULL AND json_type(record) = 'OBJECT'
-                THEN json_extract_string(record, '$.' || league) END AS league_value,
+                THEN json_extract_string(record, '$."' || league || '"') END AS league_value,
            {fields}
     FROM (SELECT file, record_ordinal, record,
                  CASE WHEN json_type(record) = 'OBJECT' THEN json_extract_string(record, {paths}) END AS v
