@@ -6,6 +6,7 @@ from __future__ import annotations
 import duckdb
 
 import duckrate
+from duckrate.sql.readers import MACROS as READERS
 from duckrate.warm import called_macros, warm
 
 
@@ -18,7 +19,8 @@ def test_warm_calls_every_public_macro_and_runs():
             "AND NOT internal AND function_name NOT LIKE 'duckrate\\_%' ESCAPE '\\'"
         ).fetchall()
     }
-    missing = {name for name in public if not name.endswith("_resume_check")} - called_macros()
+    # the file readers (read_pgn, ...) are plain SQL: no kernel to compile
+    missing = {name for name in public if not name.endswith("_resume_check")} - called_macros() - set(READERS)
     assert not missing, f"macros warm() never calls: {sorted(missing)}"
     lines = []
     assert warm(log=lines.append) > 0.0

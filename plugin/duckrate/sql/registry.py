@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, mart_sql, replay_udf
+from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, mart_sql, readers, replay_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -140,6 +140,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(contest_udf.token_macro_sql(system))
         con.execute(contest_udf.rows_macro_sql(system))
     con.execute(fit_udf.macro_sql())
+    for sql in readers.macro_sqls():
+        con.execute(sql)
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
