@@ -16,6 +16,7 @@ from .registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 from .sql.registry import register
 from .state import RebuildRequired, replay_state, replay_with_state
 from .systems._replay import DEFAULT_CHUNK_ROWS
+from .tuning import tune
 
 __all__ = [
     "DEFAULT_CHUNK_ROWS",
@@ -33,6 +34,7 @@ __all__ = [
     "register",
     "replay_state",
     "replay_with_state",
+    "tune",
 ]
 # duckrate.<system>(...): the Python function of every registered system, named as the system (each system's
 # module defines it; systems/__init__.py imports it beside the registry entry).

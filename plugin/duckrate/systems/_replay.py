@@ -141,39 +141,51 @@ def run_replay(
         start = _continuation_start(system, columns, prepared, params, periods, old)
     else:
         start = fresh_start(prepared, system.player_state, system.league_state, params)
-    if periods is None:
-        outputs, end = system.run(prepared, priors, params, start)
-        final_order, open_rows = prepared.order, None
-        saved = start.known | used_slots(prepared)
-    else:  # the league's last period stays open: save the state at its start, then rate it
-        last = np.full(prepared.n_leagues, np.iinfo(np.int64).min, dtype=np.int64)
-        np.maximum.at(last, prepared.league, periods)
-        open_rows = periods == last[prepared.league]
-        first = subset(prepared, ~open_rows)
-        outputs, end = system.run(first, priors, params, start)
-        saved = start.known | used_slots(prepared, first.order)
-        rest = StartState(
-            known=saved,
-            player={name: np.array(values) for name, values in end.player.items()},
-            league_known=start.league_known
-            | (np.bincount(prepared.league[first.order], minlength=prepared.n_leagues) > 0),
-            league={name: np.array(values) for name, values in end.league.items()},
-            seq=start.seq + np.bincount(prepared.league[first.order], minlength=prepared.n_leagues),
-            n_players=start.n_players,
-            saved_players=start.saved_players,
-            pairs=end.pairs if end.pairs is not None else start.pairs,
-        )
-        open_outputs, _ = system.run(subset(prepared, open_rows), priors, params, rest)
-        outputs = {
-            name: None if values is None else np.where(open_rows, open_outputs[name], values)
-            for name, values in outputs.items()
-        }
-        final_order = first.order
+    outputs, end, final_order, open_rows, saved = _run_from(system, prepared, priors, params, start, periods)
     if not want_state:
         return prepared, outputs, None
     league_rows = _league_rows(system, columns, prepared, params, start, final_order, periods, open_rows)
     new_state = end_frame(system, prepared, params, end, saved, league_rows, old, ordered=not partial_state)
     return prepared, outputs, new_state if partial_state else with_player_counts(new_state)
+
+
+def _run_from(system, prepared, priors, params: dict, start: StartState, periods):
+    """Run ``system`` over ``prepared`` from ``start``: ``(outputs, end, final_order, open_rows, saved)``.
+    With ``periods`` (the periodic systems) the league's last period stays open: the state is saved at its
+    start (``end``), then it is rated too."""
+    if periods is None:
+        outputs, end = system.run(prepared, priors, params, start)
+        return outputs, end, prepared.order, None, start.known | used_slots(prepared)
+    last = np.full(prepared.n_leagues, np.iinfo(np.int64).min, dtype=np.int64)
+    np.maximum.at(last, prepared.league, periods)
+    open_rows = periods == last[prepared.league]
+    first = subset(prepared, ~open_rows)
+    outputs, end = system.run(first, priors, params, start)
+    saved = start.known | used_slots(prepared, first.order)
+    rest = StartState(
+        known=saved,
+        player={name: np.array(values) for name, values in end.player.items()},
+        league_known=start.league_known | (np.bincount(prepared.league[first.order], minlength=prepared.n_leagues) > 0),
+        league={name: np.array(values) for name, values in end.league.items()},
+        seq=start.seq + np.bincount(prepared.league[first.order], minlength=prepared.n_leagues),
+        n_players=start.n_players,
+        saved_players=start.saved_players,
+        pairs=end.pairs if end.pairs is not None else start.pairs,
+    )
+    open_outputs, _ = system.run(subset(prepared, open_rows), priors, params, rest)
+    outputs = {
+        name: None if values is None else np.where(open_rows, open_outputs[name], values)
+        for name, values in outputs.items()
+    }
+    return outputs, end, first.order, open_rows, saved
+
+
+def replay_forecasts(system: ReplaySystem, prepared: PreparedMatches, priors, params: dict) -> np.ndarray:
+    """``expected_a`` by input row of a fresh replay of already prepared and checked matches with resolved
+    ``params`` (tuning runs many parameter sets over one preparation)."""
+    start = fresh_start(prepared, system.player_state, system.league_state, params)
+    periods = system.periods(prepared, params) if system.periods is not None else None
+    return _run_from(system, prepared, priors, params, start, periods)[0]["expected_a"]
 
 
 def _old_state(state, partial_state: bool) -> pl.DataFrame | None:
