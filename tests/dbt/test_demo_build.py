@@ -98,6 +98,23 @@ def test_dbt_replay_equals_the_python_api(plain, system):
     assert plain.sql(f"SELECT count(*) FROM replays WHERE system = '{system}'").fetchall()[0][0] == actual.height
 
 
+def test_tuning_ranks_every_default_grid_and_equals_the_python_api(plain):
+    demo = yaml.safe_load((REPO / "demo" / "dbt_project.yml").read_text())["vars"]
+    tuning = plain.sql("SELECT * FROM tuning").pl()
+    assert sorted(tuning["system"].unique()) == sorted(demo["duckrate_tuning"])
+    leagues = plain.sql("SELECT count(DISTINCT league) FROM stg_matches").fetchall()[0][0]
+    for system in demo["duckrate_tuning"]:
+        rows = tuning.filter(pl.col("system") == system)
+        assert rows.height == leagues * len(duckrate.tuning.parameter_sets(system, None)), system
+        assert rows.group_by("league").agg((pl.col("rank") == 1).sum())["rank"].to_list() == [1] * leagues
+    staged = plain.sql("SELECT match_id, played_at, player_a, player_b, score_a, league FROM stg_matches").pl()
+    expected = duckrate.tune(staged, "elo", **DEMO_PARAMS["elo"]).sort("league", "rank")
+    actual = tuning.filter(pl.col("system") == "elo").sort("league", "rank")
+    assert actual.select("league", "params", "rank").equals(expected.select("league", "params", "rank"))
+    for column in ("log_loss", "brier", "accuracy", "criterion"):
+        assert (actual[column] - expected[column]).abs().max() < 1e-12, column
+
+
 def test_leaderboard_ranks_every_player_once(plain):
     board = plain.sql("SELECT * FROM leaderboard").pl()
     players = plain.sql(

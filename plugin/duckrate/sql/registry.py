@@ -13,7 +13,7 @@ import duckdb
 import pyarrow as pa
 
 from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, mart_sql, readers, replay_udf
+from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, mart_sql, readers, replay_udf, tune_udf
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -80,6 +80,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
         udfs.append((mart.udf_name, lambda mart=mart: evaluation_udf.make_udf(mart), mart.return_type))
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
+    udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
     return udfs
 
 
@@ -140,6 +141,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(contest_udf.token_macro_sql(system))
         con.execute(contest_udf.rows_macro_sql(system))
     con.execute(fit_udf.macro_sql())
+    con.execute(tune_udf.macro_sql())
     for sql in readers.macro_sqls():
         con.execute(sql)
 

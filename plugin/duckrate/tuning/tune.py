@@ -73,10 +73,9 @@ def _params_text(params: dict) -> str:
     return json.dumps(params, sort_keys=True, allow_nan=True)
 
 
-def _two_player_rows(system, matches, sets, protocol, train_share, points, priors, threads):
-    columns = columns_from_polars(matches)
-    prepared = prepare_matches(columns, "matches")
-    system.check_matches(columns, prepared, "matches")
+def _two_player_rows(system, columns, sets, protocol, train_share, points, priors, threads, table="matches"):
+    prepared = prepare_matches(columns, table)
+    system.check_matches(columns, prepared, table)
     priors = prior_columns(priors)
     resolved = [system.resolve(params) for params in sets]  # every bad value reported before any work
     split = LeagueSplit(prepared.order, prepared.league, prepared.n_leagues)
@@ -161,11 +160,30 @@ def tune(
     (contest systems, fractions), ``n`` (matches or contest rows scored), ``criterion`` (lower is better)
     and ``rank`` (1 = the best set of that league and system; ties keep the grid's order).
     """
+    if not isinstance(data, pl.DataFrame):
+        raise DuckrateInputError(f"tune: expected a Polars DataFrame, got {type(data).__name__}")
+    if system in _systems()[0]:
+        data = columns_from_polars(data)
+    return tune_columns(data, system, grid, protocol, train_share, points, priors, threads, **fixed)
+
+
+def tune_columns(
+    data,
+    system: str,
+    grid=None,
+    protocol: str = PROTOCOL.default,
+    train_share: float = TRAIN_SHARE.default,
+    points: int = POINTS.default,
+    priors=None,
+    threads: int | None = None,
+    table: str = "matches",
+    **fixed,
+) -> pl.DataFrame:
+    """:func:`tune` over a two-player system's match columns (``{name: Arrow array}``, as the SQL macro
+    collects them) or a contest system's results frame."""
     protocol = PROTOCOL.check("tune", protocol)
     train_share = TRAIN_SHARE.check("tune", train_share)
     points = POINTS.check("tune", points)
-    if not isinstance(data, pl.DataFrame):
-        raise DuckrateInputError(f"tune: expected a Polars DataFrame, got {type(data).__name__}")
     two_player, contests = _systems()
     if system not in two_player and system not in contests:
         raise DuckrateInputError(
@@ -174,7 +192,7 @@ def tune(
     sets = parameter_sets(system, grid, fixed)
     threads = max(1, min(len(sets), threads or os.cpu_count() or 1))
     if system in two_player:
-        rows = _two_player_rows(two_player[system], data, sets, protocol, train_share, points, priors, threads)
+        rows = _two_player_rows(two_player[system], data, sets, protocol, train_share, points, priors, threads, table)
     else:
         rows = _contest_rows(contests[system], data, sets, protocol, train_share, priors, threads)
     frame = pl.DataFrame(

@@ -1,0 +1,101 @@
+"""The Arrow UDF and TEMP table macro behind ``tune(system, tbl, ...)``: tuning a two-player system over a
+matches table. Same pattern as ``bt_fit`` (:mod:`.fit_udf`): the macro collects the table's columns, the UDF
+hands them to :func:`duckrate.tuning.tune.tune_columns` and returns its rows as one list, which the macro
+unnests. No maths here. ``grid`` is JSON text (``'{"k": [16, 24, 32]}'``) or a STRUCT of lists
+(``{'k': [16, 24, 32]}``); NULL takes the system's default grid. ``fixed`` (JSON text or a STRUCT) holds
+parameters every set shares, e.g. a project's own settings (``{'advantage': 35}``).
+"""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pyarrow as pa
+
+from ..errors import DuckrateInputError
+from ..evaluation.loss_curve import POINTS
+from ..tuning.tune import PROTOCOL, TRAIN_SHARE, TUNING_SCHEMA, tune_columns
+from ._lists import list_values, lists_of, whole
+from .bridge import collected_ctes
+from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, collected_columns, names_ctes, packed_matches_sql
+
+UDF_NAME = "duckrate_tune_udf"
+PARAMETERS = tuple((p.name, p.sql_default) for p in (PROTOCOL, TRAIN_SHARE, POINTS))  # the UDF's order
+_SQL_TYPES = {"String": "VARCHAR", "Float64": "DOUBLE", "Int64": "BIGINT"}
+_ARROW_TYPES = {"String": pa.string(), "Float64": pa.float64(), "Int64": pa.int64()}
+RETURN_TYPE = "STRUCT(" + ", ".join(f"{name} {_SQL_TYPES[str(kind)]}" for name, kind in TUNING_SCHEMA.items()) + ")[]"
+ELEMENT_TYPE = pa.struct([(name, _ARROW_TYPES[str(kind)]) for name, kind in TUNING_SCHEMA.items()])
+
+
+def make_udf():
+    """``(token, n_input, n_priors, player names, league names, table name, system, grid, protocol,
+    train_share, points) -> list of tuning rows``."""
+
+    def tune_udf(token, n_input, n_priors, player_names, league_names, table_name, system, grid, fixed, *parameters):
+        tokens, n_inputs, n_priors = (
+            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors)
+        )
+        player_names, league_names, table_name = whole(player_names), whole(league_names), whole(table_name)
+        system, grid, fixed = whole(system), whole(grid), whole(fixed)
+        parameters = [whole(column) for column in parameters]
+        results, offsets = [], [0]
+        for row in range(len(tokens)):
+            columns, _ = collected_columns(int(tokens[row]), "input", int(n_inputs[row]))
+            priors, _ = collected_columns(int(tokens[row]), "priors", int(n_priors[row]))
+            if columns is None:
+                offsets.append(offsets[-1])
+                continue
+            columns["player_names"] = list_values(player_names, row)
+            leagues = list_values(league_names, row)
+            if leagues is not None:
+                columns["league_names"] = leagues
+            values = {name: column[row].as_py() for (name, _), column in zip(PARAMETERS, parameters)}
+            frame = tune_columns(
+                columns,
+                system[row].as_py(),
+                grid[row].as_py(),
+                priors=priors,
+                table=f"table {table_name[row].as_py()!r}",
+                **values,
+                **fixed_parameters(fixed[row].as_py()),
+            )
+            results.append(frame.to_arrow().cast(pa.schema(list(ELEMENT_TYPE))).to_struct_array().combine_chunks())
+            offsets.append(offsets[-1] + len(results[-1]))
+        return lists_of(results, offsets, ELEMENT_TYPE)
+
+    tune_udf.__name__ = UDF_NAME
+    return tune_udf
+
+
+def fixed_parameters(text: str | None) -> dict:
+    """The ``fixed`` argument's parameters (JSON text of an object, or NULL)."""
+    if text is None:
+        return {}
+    value = json.loads(text)
+    if not isinstance(value, dict):
+        raise DuckrateInputError(f"tune: fixed = {text}; expected an object of parameter values")
+    return value
+
+
+def _json_argument(name: str) -> str:
+    """A macro argument given as JSON text or as a STRUCT, as JSON text (NULL stays NULL)."""
+    return (
+        f"CASE WHEN {name} IS NULL THEN NULL WHEN typeof({name}) = 'VARCHAR' THEN {name}::VARCHAR "
+        f"ELSE to_json({name})::VARCHAR END"
+    )
+
+
+def macro_sql() -> str:
+    """``CREATE TEMP MACRO tune(system, tbl, grid := NULL, <params>, priors := <empty view>) AS TABLE ...``."""
+    params = ", ".join(f"{name} := {default}" for name, default in PARAMETERS)
+    args = ", ".join(name for name, _ in PARAMETERS)
+    parts = {"input": packed_matches_sql(key=None), "priors": PRIORS_SOURCE}
+    return f"""
+CREATE OR REPLACE TEMP MACRO tune(system, tbl, grid := NULL, fixed := NULL, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
+WITH {collected_ctes(parts)}, {names_ctes()}
+SELECT unnest({UDF_NAME}(k.t, c.n_input, c.n_priors, (SELECT pn.names FROM player_names AS pn),
+              (SELECT ln.names FROM league_names AS ln), tbl, system, {_json_argument("grid")},
+              {_json_argument("fixed")}, {args}), recursive := true)
+FROM duckrate_token AS k, duckrate_collected AS c
+"""
