@@ -37,6 +37,10 @@ bench: $(VENV)/.installed
 	$(PY) bench/elo_vs_elo2k.py
 	$(PY) bench/bt_fit.py
 	$(PY) bench/pipeline_10m.py
+	$(PY) bench/contest_systems.py
+	$(PY) bench/contest_metrics.py
+	$(PY) bench/tune.py
+	$(PY) bench/readers.py
 
 clean:
 	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb demo/warehouse.duckdb.lock demo/.warehouse.duckdb.building*
