@@ -20,8 +20,10 @@
   {%- set running_state = 'duckrate_state_' ~ suffix -%}
   {%- set in_memory = run_query("select list_contains(duckrate_carried_systems(), '" ~ system ~ "')").columns[0].values()[0] -%}
   {%- set saved = none if full else state_relation -%}
-  {%- set n_chunks = duckrate._chunk_bounds(source, bounds) -%}
-  {{ log('duckrate: ' ~ suffix ~ ' replays in ' ~ n_chunks ~ ' chunk' ~ ('s' if n_chunks > 1 else ''), info=True) }}
+  {%- set chunking = duckrate._chunk_bounds(source, bounds) -%}
+  {%- set n_chunks = chunking[0] -%}
+  {%- set started = modules.datetime.datetime.now() -%}
+  {{ log('duckrate: ' ~ suffix ~ ' replays ' ~ chunking[1] ~ ' rows in ' ~ n_chunks ~ ' chunk' ~ ('s' if n_chunks > 1 else ''), info=True) }}
   {%- for i in range(n_chunks) -%}
     {%- set rows_of = source if n_chunks == 1 else chunk -%}
     {%- set state_from = saved if (loop.first or in_memory) else running_state -%}
@@ -68,6 +70,7 @@
       drop table {{ chunk }};
       {%- endif %}
     {%- endcall %}
+    {%- if n_chunks > 1 %}{{ duckrate._chunk_progress(suffix, i + 1, n_chunks, chunking[1], started) }}{% endif %}
   {%- endfor %}
   {% call statement('duckrate_chunks_cleanup') -%}
     drop table if exists {{ bounds }};
@@ -77,13 +80,25 @@
 {%- endmacro %}
 
 
-{#- How many chunks the rows of ``source`` replay in, at most duckrate._chunk_size() rows each as far as
-    played_at allows (rows sharing one played_at stay together); with more than one, the temp table
+{#- Progress after ``done`` of ``n_chunks`` chunks of a replay of ``n_rows`` rows begun at ``started``, in dbt's
+    log: rows done (the chunks hold about equal shares, cut at quantiles of played_at), rate, time left. -#}
+{% macro _chunk_progress(model, done, n_chunks, n_rows, started) -%}
+  {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
+  {%- set rows = (n_rows * done / n_chunks) | int -%}
+  {%- set rate = rows / [seconds, 0.001] | max -%}
+  {{ log('duckrate: ' ~ model ~ ' chunk ' ~ done ~ '/' ~ n_chunks ~ ': about ' ~ '{:,}'.format(rows) ~ ' of '
+         ~ '{:,}'.format(n_rows) ~ ' rows, ' ~ '{:,.0f}'.format(rate) ~ ' rows/s, about '
+         ~ '{:,.0f}'.format((n_rows - rows) / [rate, 0.001] | max) ~ ' s left', info=True) }}
+{%- endmacro %}
+
+
+{#- How many chunks the rows of ``source`` replay in, and how many rows: ``[chunks, rows]``, at most
+    duckrate._chunk_size() rows a chunk as far as played_at allows (rows sharing one played_at stay together); with more than one, the temp table
     ``bounds`` holds each chunk's (lower, upper] range of played_at (its first lower and last upper unused). -#}
 {% macro _chunk_bounds(source, bounds) -%}
   {%- set chunk_size = duckrate._chunk_size() -%}
   {%- set n = run_query('select count(*) from ' ~ source).columns[0].values()[0] -%}
-  {%- if n <= chunk_size -%}{{ return(1) }}{%- endif -%}
+  {%- if n <= chunk_size -%}{{ return([1, n]) }}{%- endif -%}
   {%- set k = ((n + chunk_size - 1) // chunk_size) | int -%}
   {% call statement('duckrate_chunk_bounds') -%}
     create or replace temp table {{ bounds }} as
@@ -95,7 +110,7 @@
     union all
     select {{ k - 1 }} as i, (select max(p.upper) from cut as p) as lower, null as upper
   {%- endcall %}
-  {{ return(k) }}
+  {{ return([k, n]) }}
 {%- endmacro %}
 
 

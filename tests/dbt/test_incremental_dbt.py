@@ -152,7 +152,9 @@ def test_batches_late_and_changed_matches(project):
 
 def chunks(log: str) -> dict[str, int]:
     """How many chunks each replay model of a build ran in, from dbt's log."""
-    return {name: int(count) for name, count in re.findall(r"duckrate: replay_(\w+) replays in (\d+) chunk", log)}
+    return {
+        name: int(count) for name, count in re.findall(r"duckrate: replay_(\w+) replays \d+ rows in (\d+) chunk", log)
+    }
 
 
 def test_chunked_builds_equal_one_replay(project):
@@ -163,6 +165,12 @@ def test_chunked_builds_equal_one_replay(project):
     load(project, matches[:500])
     assert set(build(project, "--full-refresh", *chunked).values()) == {("full", "a full refresh was requested")}
     assert chunks(LOGS[-1]) == {name: 6 for name in SYSTEMS}  # 500 rows, 97 at most per chunk
+    for name in SYSTEMS:  # progress in dbt's log after each chunk: rows done, rate, time left
+        progress = re.findall(
+            rf"duckrate: replay_{name} chunk (\d)/6: about ([\d,]+) of 500 rows, [\d,]+ rows/s, about", LOGS[-1]
+        )
+        assert [int(done) for done, _ in progress] == [1, 2, 3, 4, 5, 6], name
+        assert progress[-1][1] == "500"
     check_equals_full_replay(project)
     load(project, matches)
     assert set(build(project, *chunked).values()) == {("incremental", None)}

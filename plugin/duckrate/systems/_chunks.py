@@ -17,6 +17,7 @@ import numpy as np
 import polars as pl
 
 from ..errors import DuckrateInputError
+from ..progress import Progress
 
 
 def check_chunk_size(chunk_size) -> int:
@@ -66,6 +67,7 @@ def replay_in_chunks(
         is_pending = frame[key].cast(pl.Utf8).is_in(pending.implode()).to_numpy()
         carried, order = frame.filter(is_pending), order[~is_pending[order]]
     bounds = chunk_bounds(frame["played_at"].gather(order), chunk_size)
+    progress = Progress(f"replay in {len(bounds)} chunks", len(order), "rows")
     rows = []
     for start, stop in bounds:
         part = frame[order[start:stop]]
@@ -77,6 +79,7 @@ def replay_in_chunks(
             carried = part.join(pending, on=key, how="semi")
             out = out.join(pending, on=key, how="anti")
         rows.append(out)
+        progress.advance(stop - start)
     return pl.concat(rows, how="vertical_relaxed").sort(order_by, nulls_last=True), state
 
 

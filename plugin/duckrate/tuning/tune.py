@@ -26,6 +26,7 @@ from ..evaluation.loss_curve import POINTS
 from ..matches import columns_from_polars, prepare_matches
 from ..parameters import Parameter
 from ..priors import prior_columns
+from ..progress import Progress
 from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 from ..systems._replay import replay_forecasts
 from .grids import parameter_sets
@@ -80,9 +81,13 @@ def _two_player_rows(system, columns, sets, protocol, train_share, points, prior
     resolved = [system.resolve(params) for params in sets]  # every bad value reported before any work
     split = LeagueSplit(prepared.order, prepared.league, prepared.n_leagues)
 
+    progress = Progress(f"tune {system.name}", len(resolved), "parameter sets")
+
     def one(params):
         expected = replay_forecasts(system, prepared, priors, params)
-        return league_scores(split, expected, prepared.score, protocol, train_share, points)
+        scores = league_scores(split, expected, prepared.score, protocol, train_share, points)
+        progress.advance()
+        return scores
 
     with ThreadPoolExecutor(max_workers=threads) as pool:
         results = list(pool.map(one, resolved))
@@ -96,6 +101,7 @@ def _two_player_rows(system, columns, sets, protocol, train_share, points, prior
 def _contest_rows(system, results, sets, protocol, train_share, priors, threads):
     for params in sets:
         system.resolve(params)
+    progress = Progress(f"tune {system.name}", len(sets), "parameter sets")
 
     def one(params):
         replay, _ = system.with_state(results, priors=priors, want_state=False, **params)
@@ -111,6 +117,7 @@ def _contest_rows(system, results, sets, protocol, train_share, priors, threads)
         criterion = {row["league"]: 1.0 - row["pair_inversion"] for row in chosen.iter_rows(named=True)}
         leagues = replay["league"].unique(maintain_order=True).to_list()
         scored = {row["league"]: row for row in reported.iter_rows(named=True)}
+        progress.advance()
         return [
             {
                 "league": league,
