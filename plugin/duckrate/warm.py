@@ -44,6 +44,8 @@ MART_CALLS = (
     "SELECT count(*) FROM contest_leaderboard('cr')",
     "SELECT count(*) FROM contest_metrics('cr')",
     "SELECT count(*) FROM contest_metrics('cr', definition := 'all_contests')",
+    "SELECT count(*) FROM tune('elo', 'm', grid := {'k': [16.0, 32.0]})",
+    "SELECT count(*) FROM tune_contests('elo_mmr', 'c', grid := {'beta': [200.0]})",
 )
 
 

@@ -101,7 +101,9 @@ def test_dbt_replay_equals_the_python_api(plain, system):
 def test_tuning_ranks_every_default_grid_and_equals_the_python_api(plain):
     demo = yaml.safe_load((REPO / "demo" / "dbt_project.yml").read_text())["vars"]
     tuning = plain.sql("SELECT * FROM tuning").pl()
-    assert sorted(tuning["system"].unique()) == sorted(demo["duckrate_tuning"])
+    assert sorted(tuning["system"].unique()) == sorted(demo["duckrate_tuning"] + demo["duckrate_contest_tuning"])
+    contest_rows = tuning.filter(pl.col("system").is_in(demo["duckrate_contest_tuning"]))
+    assert contest_rows["pair_inversion"].is_not_null().all() and contest_rows["log_loss"].is_null().all()
     leagues = plain.sql("SELECT count(DISTINCT league) FROM stg_matches").fetchall()[0][0]
     for system in demo["duckrate_tuning"]:
         rows = tuning.filter(pl.col("system") == system)

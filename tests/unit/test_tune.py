@@ -139,3 +139,24 @@ def test_errors_name_what_was_expected(matches, kwargs, message):
     with pytest.raises(DuckrateInputError, match=None) as error:
         duckrate.tune(matches, **kwargs)
     assert message in str(error.value)
+
+
+def test_sql_macros_equal_the_python_api(matches):
+    import duckdb
+
+    con = duckrate.register(duckdb.connect())
+    con.register("matches_frame", matches)
+    con.execute("CREATE TABLE m AS SELECT * FROM matches_frame")
+    sql = con.sql("SELECT * FROM tune('elo', 'm', grid := {'k': [10.0, 24.0]}, fixed := {'scale': 300.0})").pl()
+    assert sql.equals(duckrate.tune(matches, "elo", {"k": [10.0, 24.0]}, scale=300.0))
+    as_json = con.sql(
+        """SELECT * FROM tune('elo', 'm', grid := '{"k": [10.0, 24.0]}', protocol := 'cumulative')"""
+    ).pl()
+    assert as_json.equals(duckrate.tune(matches, "elo", {"k": [10.0, 24.0]}, protocol="cumulative"))
+    results = generate_contests(20, 20, 80, seed=3)
+    con.register("results_frame", results)
+    con.execute("CREATE TABLE c AS SELECT * FROM results_frame")
+    contests = con.sql("SELECT * FROM tune_contests('codeforces', 'c', grid := {'weight': [0.5, 1.0]})").pl()
+    assert contests.equals(duckrate.tune(results, "codeforces", {"weight": [0.5, 1.0]}))
+    with pytest.raises(duckdb.Error, match="is a contest system; tune it with tune_contests"):
+        con.sql("SELECT * FROM tune('codeforces', 'c')").fetchall()

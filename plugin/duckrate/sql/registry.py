@@ -81,6 +81,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
+    udfs.append((tune_udf.CONTEST_UDF_NAME, tune_udf.make_contest_udf, tune_udf.RETURN_TYPE))
     return udfs
 
 
@@ -142,6 +143,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(contest_udf.rows_macro_sql(system))
     con.execute(fit_udf.macro_sql())
     con.execute(tune_udf.macro_sql())
+    con.execute(tune_udf.contest_macro_sql())
     for sql in readers.macro_sqls():
         con.execute(sql)
 

@@ -1,9 +1,13 @@
-"""The Arrow UDF and TEMP table macro behind ``tune(system, tbl, ...)``: tuning a two-player system over a
-matches table. Same pattern as ``bt_fit`` (:mod:`.fit_udf`): the macro collects the table's columns, the UDF
+"""The Arrow UDFs and TEMP table macros behind ``tune(system, tbl, ...)`` (a two-player system over a matches
+table) and ``tune_contests(system, tbl, ...)`` (a contest system over a contest_results table). Same pattern as ``bt_fit`` (:mod:`.fit_udf`): the macro collects the table's columns, the UDF
 hands them to :func:`duckrate.tuning.tune.tune_columns` and returns its rows as one list, which the macro
 unnests. No maths here. ``grid`` is JSON text (``'{"k": [16, 24, 32]}'``) or a STRUCT of lists
 (``{'k': [16, 24, 32]}``); NULL takes the system's default grid. ``fixed`` (JSON text or a STRUCT) holds
 parameters every set shares, e.g. a project's own settings (``{'advantage': 35}``).
+
+``tune_contests`` hands the whole contest table over as one list value (each parameter set replays it
+through the Python API, which checks it as any contest replay does): contest tables are far smaller than
+match tables, and the replays, not the hand-over, dominate.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import polars as pl
 import pyarrow as pa
 
 from ..errors import DuckrateInputError
@@ -21,6 +26,7 @@ from .bridge import collected_ctes
 from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, collected_columns, names_ctes, packed_matches_sql
 
 UDF_NAME = "duckrate_tune_udf"
+CONTEST_UDF_NAME = "duckrate_tune_contests_udf"
 PARAMETERS = tuple((p.name, p.sql_default) for p in (PROTOCOL, TRAIN_SHARE, POINTS))  # the UDF's order
 _SQL_TYPES = {"String": "VARCHAR", "Float64": "DOUBLE", "Int64": "BIGINT"}
 _ARROW_TYPES = {"String": pa.string(), "Float64": pa.float64(), "Int64": pa.int64()}
@@ -68,6 +74,36 @@ def make_udf():
     return tune_udf
 
 
+def make_contest_udf():
+    """``(rows, system, grid, fixed, protocol, train_share) -> list of tuning rows``: ``rows`` the contest
+    table as one LIST of its rows."""
+
+    def tune_contests_udf(rows, system, grid, fixed, protocol, train_share):
+        rows, system, grid, fixed = whole(rows), whole(system), whole(grid), whole(fixed)
+        protocol, train_share = whole(protocol), whole(train_share)
+        results, offsets = [], [0]
+        for row in range(len(system)):
+            records = rows[row].values
+            if records is None or len(records) == 0:
+                offsets.append(offsets[-1])
+                continue
+            frame = pl.from_arrow(pa.Table.from_struct_array(records))
+            table = tune_columns(
+                frame,
+                system[row].as_py(),
+                grid[row].as_py(),
+                protocol=protocol[row].as_py(),
+                train_share=train_share[row].as_py(),
+                **fixed_parameters(fixed[row].as_py()),
+            )
+            results.append(table.to_arrow().cast(pa.schema(list(ELEMENT_TYPE))).to_struct_array().combine_chunks())
+            offsets.append(offsets[-1] + len(results[-1]))
+        return lists_of(results, offsets, ELEMENT_TYPE)
+
+    tune_contests_udf.__name__ = CONTEST_UDF_NAME
+    return tune_contests_udf
+
+
 def fixed_parameters(text: str | None) -> dict:
     """The ``fixed`` argument's parameters (JSON text of an object, or NULL)."""
     if text is None:
@@ -98,4 +134,14 @@ SELECT unnest({UDF_NAME}(k.t, c.n_input, c.n_priors, (SELECT pn.names FROM playe
               (SELECT ln.names FROM league_names AS ln), tbl, system, {_json_argument("grid")},
               {_json_argument("fixed")}, {args}), recursive := true)
 FROM duckrate_token AS k, duckrate_collected AS c
+"""
+
+
+def contest_macro_sql() -> str:
+    """``CREATE TEMP MACRO tune_contests(system, tbl, grid := NULL, fixed := NULL, protocol, train_share)``."""
+    return f"""
+CREATE OR REPLACE TEMP MACRO tune_contests(system, tbl, grid := NULL, fixed := NULL, protocol := {PROTOCOL.sql_default},
+                                           train_share := {TRAIN_SHARE.sql_default}) AS TABLE
+SELECT unnest({CONTEST_UDF_NAME}((SELECT list(r) FROM query_table(tbl) AS r), system, {_json_argument("grid")},
+              {_json_argument("fixed")}, protocol, train_share), recursive := true)
 """

@@ -169,8 +169,6 @@ def tune(
     """
     if not isinstance(data, pl.DataFrame):
         raise DuckrateInputError(f"tune: expected a Polars DataFrame, got {type(data).__name__}")
-    if system in _systems()[0]:
-        data = columns_from_polars(data)
     return tune_columns(data, system, grid, protocol, train_share, points, priors, threads, **fixed)
 
 
@@ -198,6 +196,10 @@ def tune_columns(
         )
     sets = parameter_sets(system, grid, fixed)
     threads = max(1, min(len(sets), threads or os.cpu_count() or 1))
+    if system in contests and not isinstance(data, pl.DataFrame):
+        raise DuckrateInputError(f"tune: {system!r} is a contest system; tune it with tune_contests(system, tbl, ...)")
+    if system in two_player and isinstance(data, pl.DataFrame):
+        data = columns_from_polars(data)
     if system in two_player:
         rows = _two_player_rows(two_player[system], data, sets, protocol, train_share, points, priors, threads, table)
     else:
