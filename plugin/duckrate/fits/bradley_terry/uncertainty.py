@@ -34,6 +34,7 @@ import math
 import numpy as np
 
 from ..._numba import kernel
+from ...progress import Progress
 from .existence import check_existence
 from .model import center, hessian_times, preconditioned_cg
 from .pairs import Pairs, resampled
@@ -213,7 +214,10 @@ def bootstrap_replicates(
     mle_check = getattr(refit, "needs_existence", False)
     n_rows = pairs.row_pair.shape[0]
     thetas, alphas = [], []
-    for _ in range(resamples):
+    progress = Progress("bt_fit bootstrap", resamples, "resamples")
+    for index in range(resamples):
+        if index:
+            progress.advance()  # the resample before is done (or skipped)
         counts = np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows)
         sample = resampled(pairs, counts)
         if mle_check and not check_existence(sample).exists:
@@ -224,6 +228,7 @@ def bootstrap_replicates(
             continue
         thetas.append(normalise(solution.theta))
         alphas.append(solution.alpha)
+    progress.advance()
     if not thetas:
         return np.empty((0, pairs.n_players)), np.empty(0), 0
     return np.vstack(thetas), np.asarray(alphas), len(thetas)
