@@ -57,3 +57,12 @@ def lists_of(parts: list, offsets: list[int], element_type: pa.DataType) -> pa.L
     """One list per query row from the concatenated ``parts`` and the rows' ``offsets`` into them."""
     flat = pa.concat_arrays(parts) if parts else pa.array([], element_type)
     return pa.ListArray.from_arrays(pa.array(offsets, pa.int32() if offsets[-1] < 2**31 else pa.int64()), flat)
+
+
+def list_per_row(per_row: list, element_type: pa.DataType) -> pa.ListArray:
+    """One list per query row from each row's array of elements (None: an empty list)."""
+    parts = [part for part in per_row if part is not None]
+    offsets = [0]
+    for part in per_row:
+        offsets.append(offsets[-1] + (len(part) if part is not None else 0))
+    return lists_of(parts, offsets, element_type)

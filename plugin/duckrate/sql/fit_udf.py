@@ -8,13 +8,12 @@ one row per (league, player); the macro unnests it. No maths here.
 
 from __future__ import annotations
 
-import numpy as np
 import pyarrow as pa
 
 from ..fits.bradley_terry import BT_FIT, OUTPUT_SCHEMA, fit_columns
-from ._lists import list_values, lists_of, whole
+from ._lists import list_per_row, whole
 from .bridge import collected_ctes
-from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, collected_columns, names_ctes, packed_matches_sql
+from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
 
 UDF_NAME = "duckrate_bt_fit_udf"
 # (name, SQL default) in the UDF's argument order; priors is the macro's table argument.
@@ -30,27 +29,18 @@ def make_udf():
     element_type = pa.struct(list(OUTPUT_SCHEMA))
 
     def bt_fit_udf(token, n_input, n_priors, player_names, league_names, table_name, *parameters):
-        tokens, n_inputs, n_priors = (
-            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors)
-        )
-        player_names, league_names, table_name = whole(player_names), whole(league_names), whole(table_name)
         parameters = [whole(column) for column in parameters]
-        results, offsets = [], [0]
-        for row in range(len(tokens)):
-            columns, _ = collected_columns(int(tokens[row]), "input", int(n_inputs[row]))
-            priors, _ = collected_columns(int(tokens[row]), "priors", int(n_priors[row]))
+        per_row = []
+        for row, columns, priors, table in match_macro_rows(
+            token, n_input, n_priors, player_names, league_names, table_name
+        ):
             if columns is None:
-                offsets.append(offsets[-1])
+                per_row.append(None)
                 continue
-            columns["player_names"] = list_values(player_names, row)
-            leagues = list_values(league_names, row)
-            if leagues is not None:
-                columns["league_names"] = leagues
             values = {name: column[row].as_py() for name, column in zip(names, parameters)}
-            result = fit_columns(columns, priors, values, table=f"table {table_name[row].as_py()!r}")
-            results.append(result.to_struct_array().combine_chunks() if result.num_rows else pa.array([], element_type))
-            offsets.append(offsets[-1] + len(results[-1]))
-        return lists_of(results, offsets, element_type)
+            result = fit_columns(columns, priors, values, table=table)
+            per_row.append(result.to_struct_array().combine_chunks() if result.num_rows else None)
+        return list_per_row(per_row, element_type)
 
     bt_fit_udf.__name__ = UDF_NAME
     return bt_fit_udf

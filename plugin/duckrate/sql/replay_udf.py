@@ -121,6 +121,23 @@ def collected_columns(token: int, part: str, expected: int) -> tuple[dict[str, p
     return (struct_columns(rows) if rows is not None else None), starts
 
 
+def match_macro_rows(token, n_input, n_priors, player_names, league_names, table_name):
+    """For each query row of a match macro's UDF call (``bt_fit``, ``tune``): ``(row, columns, priors, table)``,
+    the collected matches (with the player and league name lists of :func:`names_ctes`; None when the table
+    is empty), the collected priors and the table's name as errors quote it."""
+    tokens, n_inputs, n_priors = (np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors))
+    player_names, league_names, table_name = whole(player_names), whole(league_names), whole(table_name)
+    for row in range(len(tokens)):
+        columns, _ = collected_columns(int(tokens[row]), "input", int(n_inputs[row]))
+        priors, _ = collected_columns(int(tokens[row]), "priors", int(n_priors[row]))
+        if columns is not None:
+            columns["player_names"] = list_values(player_names, row)
+            leagues = list_values(league_names, row)
+            if leagues is not None:
+                columns["league_names"] = leagues
+        yield row, columns, priors, f"table {table_name[row].as_py()!r}"
+
+
 class _Call:
     """The arguments of one compute or check UDF call, taken apart: ``(token, n_input, n_state, n_priors,
     player names, league names, table name, want, carry, parameters...)``, each a one-element-per-query-row

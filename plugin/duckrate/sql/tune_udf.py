@@ -14,16 +14,15 @@ from __future__ import annotations
 
 import json
 
-import numpy as np
 import polars as pl
 import pyarrow as pa
 
 from ..errors import DuckrateInputError
 from ..evaluation.loss_curve import POINTS
 from ..tuning.tune import PROTOCOL, TRAIN_SHARE, TUNING_SCHEMA, tune_columns
-from ._lists import list_values, lists_of, whole
+from ._lists import list_per_row, whole
 from .bridge import collected_ctes
-from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, collected_columns, names_ctes, packed_matches_sql
+from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
 
 UDF_NAME = "duckrate_tune_udf"
 CONTEST_UDF_NAME = "duckrate_tune_contests_udf"
@@ -34,41 +33,37 @@ RETURN_TYPE = "STRUCT(" + ", ".join(f"{name} {_SQL_TYPES[str(kind)]}" for name, 
 ELEMENT_TYPE = pa.struct([(name, _ARROW_TYPES[str(kind)]) for name, kind in TUNING_SCHEMA.items()])
 
 
+def _elements(frame: pl.DataFrame) -> pa.StructArray:
+    """A tuning table as the UDF's list elements."""
+    return frame.to_arrow().cast(pa.schema(list(ELEMENT_TYPE))).to_struct_array().combine_chunks()
+
+
 def make_udf():
     """``(token, n_input, n_priors, player names, league names, table name, system, grid, protocol,
     train_share, points) -> list of tuning rows``."""
 
     def tune_udf(token, n_input, n_priors, player_names, league_names, table_name, system, grid, fixed, *parameters):
-        tokens, n_inputs, n_priors = (
-            np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors)
-        )
-        player_names, league_names, table_name = whole(player_names), whole(league_names), whole(table_name)
         system, grid, fixed = whole(system), whole(grid), whole(fixed)
         parameters = [whole(column) for column in parameters]
-        results, offsets = [], [0]
-        for row in range(len(tokens)):
-            columns, _ = collected_columns(int(tokens[row]), "input", int(n_inputs[row]))
-            priors, _ = collected_columns(int(tokens[row]), "priors", int(n_priors[row]))
+        per_row = []
+        for row, columns, priors, table in match_macro_rows(
+            token, n_input, n_priors, player_names, league_names, table_name
+        ):
             if columns is None:
-                offsets.append(offsets[-1])
+                per_row.append(None)
                 continue
-            columns["player_names"] = list_values(player_names, row)
-            leagues = list_values(league_names, row)
-            if leagues is not None:
-                columns["league_names"] = leagues
             values = {name: column[row].as_py() for (name, _), column in zip(PARAMETERS, parameters)}
             frame = tune_columns(
                 columns,
                 system[row].as_py(),
                 grid[row].as_py(),
                 priors=priors,
-                table=f"table {table_name[row].as_py()!r}",
+                table=table,
                 **values,
                 **fixed_parameters(fixed[row].as_py()),
             )
-            results.append(frame.to_arrow().cast(pa.schema(list(ELEMENT_TYPE))).to_struct_array().combine_chunks())
-            offsets.append(offsets[-1] + len(results[-1]))
-        return lists_of(results, offsets, ELEMENT_TYPE)
+            per_row.append(_elements(frame))
+        return list_per_row(per_row, ELEMENT_TYPE)
 
     tune_udf.__name__ = UDF_NAME
     return tune_udf
@@ -81,11 +76,11 @@ def make_contest_udf():
     def tune_contests_udf(rows, system, grid, fixed, protocol, train_share):
         rows, system, grid, fixed = whole(rows), whole(system), whole(grid), whole(fixed)
         protocol, train_share = whole(protocol), whole(train_share)
-        results, offsets = [], [0]
+        per_row = []
         for row in range(len(system)):
             records = rows[row].values
             if records is None or len(records) == 0:
-                offsets.append(offsets[-1])
+                per_row.append(None)
                 continue
             frame = pl.from_arrow(pa.Table.from_struct_array(records))
             table = tune_columns(
@@ -96,9 +91,8 @@ def make_contest_udf():
                 train_share=train_share[row].as_py(),
                 **fixed_parameters(fixed[row].as_py()),
             )
-            results.append(table.to_arrow().cast(pa.schema(list(ELEMENT_TYPE))).to_struct_array().combine_chunks())
-            offsets.append(offsets[-1] + len(results[-1]))
-        return lists_of(results, offsets, ELEMENT_TYPE)
+            per_row.append(_elements(table))
+        return list_per_row(per_row, ELEMENT_TYPE)
 
     tune_contests_udf.__name__ = CONTEST_UDF_NAME
     return tune_contests_udf
