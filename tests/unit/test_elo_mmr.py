@@ -420,26 +420,32 @@ def test_opponent_subsampling_uses_the_nearest_ratings():
 @pytest.mark.parametrize("seed", [1, 2, 3])
 def test_subsampled_solves_find_the_zero_of_q_over_each_window(seed):
     """The subsampled phase 1 solves log P - log N = 0 (P, N: Q's positive and negative parts); its roots
-    are Q's roots over each player's window, found here by bisection on Q itself."""
-    from duckrate.systems.elo_mmr.phase1 import performances_subsampled, q_value
+    are Q's roots over each player's window of distinct terms (equal (μ, scale) merged, as the reference
+    buckets them), found here by bisection on Q itself, the window taken by hand."""
+    from duckrate.systems.elo_mmr.phase1 import merged_terms, performances_subsampled, q_value_merged
 
     rng = np.random.default_rng(seed)
     n, window = 300, 40
     mu = rng.normal(1500, 350, n)
     scale = rng.uniform(150, 300, n) * math.sqrt(3) / math.pi
+    newcomers = rng.choice(n, 60, replace=False)  # one crowd sharing the prior: one merged term
+    mu[newcomers], scale[newcomers] = 1500.0, 350.0 * math.sqrt(3) / math.pi
     rank = np.argsort(np.argsort(-(mu + rng.normal(0, 300, n)))) + 1
     rank[rng.integers(0, n, 20)] = rank[rng.integers(0, n, 20)]  # some ties
+    by_rank = np.argsort(rank, kind="stable")  # the kernel takes the contest in rank order
+    mu, scale, rank = mu[by_rank].copy(), scale[by_rank].copy(), rank[by_rank].copy()
     out = np.empty(n)
     performances_subsampled(mu, scale, rank, window, False, out)
-    by_rating = np.argsort(mu, kind="mergesort")
-    position = np.empty(n, dtype=np.int64)
-    position[by_rating] = np.arange(n)
+    terms = merged_terms(mu, scale, rank)
+    distinct = sorted(set(zip(mu.tolist(), scale.tolist())))
+    assert len(terms[0]) == len(distinct) == n - 59
     for k in range(n):
-        lo = min(max(position[k] - window // 2, 0), n - window)
+        own = distinct.index((mu[k], scale[k]))
+        lo = min(max(own - window // 2, 0), len(distinct) - window)
         low, high = mu.min() - 60 * scale.max(), mu.max() + 60 * scale.max()
         while high - low > 1e-10:  # Q decreases: bisection to the last few bits
             middle = 0.5 * (low + high)
-            q, _ = q_value(middle, mu, scale, rank, by_rating, lo, lo + window, rank[k], False)
+            q, _ = q_value_merged(middle, terms, lo, lo + window, rank[k], False)
             low, high = (middle, high) if q > 0 else (low, middle)
         assert out[k] == pytest.approx(0.5 * (low + high), abs=1e-9)
 

@@ -51,25 +51,11 @@ def term(p, mu, scale, relation, gaussian):
 
 
 @kernel
-def q_value(p, mu, scale, rank, perm, lo, hi, my_rank, gaussian):
-    """Q(p) and Q'(p) for a player of rank ``my_rank`` against the opponents ``perm[lo:hi]``."""
-    q = 0.0
-    dq = 0.0
-    for position in range(lo, hi):
-        j = perm[position]
-        relation = 0 if rank[j] == my_rank else (1 if rank[j] > my_rank else -1)
-        value, slope = term(p, mu[j], scale[j], relation, gaussian)
-        q += value
-        dq += slope
-    return q, dq
-
-
-@kernel
 def merged_terms(mu, scale, rank):
-    """The contest's terms with equal (μ_j, scale_j) merged (newcomers share their prior): ``(term_mu,
-    term_scale, rank_start, ranks)``, where term t's participants have the ranks
-    ``ranks[rank_start[t]:rank_start[t + 1]]`` in increasing order (the participants come in rank order).
-    Exact: merged terms are equal terms."""
+    """The contest's terms with equal (μ_j, scale_j) merged (newcomers share their prior), in increasing
+    order of μ: ``(term_mu, term_scale, rank_start, ranks, term_of)``, where term t's participants have the
+    ranks ``ranks[rank_start[t]:rank_start[t + 1]]`` in increasing order (the participants come in rank
+    order) and participant j's term is ``term_of[j]``. Exact: merged terms are equal terms."""
     n = mu.shape[0]
     by_scale = np.argsort(scale, kind="mergesort")  # stable sorts: equal terms keep the rank order
     by_term = by_scale[np.argsort(mu[by_scale], kind="mergesort")]
@@ -77,6 +63,7 @@ def merged_terms(mu, scale, rank):
     term_scale = np.empty(n)
     rank_start = np.empty(n + 1, dtype=np.int64)
     ranks = np.empty(n, dtype=rank.dtype)
+    term_of = np.empty(n, dtype=np.int64)
     terms = 0
     for position in range(n):
         j = by_term[position]
@@ -86,29 +73,33 @@ def merged_terms(mu, scale, rank):
             rank_start[terms] = position
             terms += 1
         ranks[position] = rank[j]
+        term_of[j] = terms - 1
     rank_start[terms] = n
-    return term_mu[:terms], term_scale[:terms], rank_start[: terms + 1], ranks
+    return term_mu[:terms], term_scale[:terms], rank_start[: terms + 1], ranks, term_of
 
 
 @kernel
-def q_value_merged(p, terms, my_rank, gaussian):
-    """Q(p) and Q'(p) for a player of rank ``my_rank`` over :func:`merged_terms`: each merged term counted
-    once per participant ahead, tied and behind."""
-    term_mu, term_scale, rank_start, ranks = terms
+def term_counts(terms, t, my_rank):
+    """How many participants of merged term t finished ahead of, tied with and behind rank ``my_rank``."""
+    rank_start, ranks = terms[2], terms[3]
+    lo = rank_start[t]
+    hi = rank_start[t + 1]
+    if hi - lo == 1:
+        return (1, 0, 0) if ranks[lo] < my_rank else ((0, 1, 0) if ranks[lo] == my_rank else (0, 0, 1))
+    ahead = np.searchsorted(ranks[lo:hi], my_rank, side="left")
+    behind = hi - lo - np.searchsorted(ranks[lo:hi], my_rank, side="right")
+    return ahead, hi - lo - ahead - behind, behind
+
+
+@kernel
+def q_value_merged(p, terms, first_term, stop_term, my_rank, gaussian):
+    """Q(p) and Q'(p) for a player of rank ``my_rank`` over the merged terms ``first_term:stop_term`` of
+    :func:`merged_terms`: each merged term counted once per participant ahead, tied and behind."""
+    term_mu, term_scale = terms[0], terms[1]
     q = 0.0
     dq = 0.0
-    for t in range(term_mu.shape[0]):
-        lo = rank_start[t]
-        hi = rank_start[t + 1]
-        if hi - lo == 1:
-            relation = 0 if ranks[lo] == my_rank else (1 if ranks[lo] > my_rank else -1)
-            value, slope = term(p, term_mu[t], term_scale[t], relation, gaussian)
-            q += value
-            dq += slope
-            continue
-        ahead = np.searchsorted(ranks[lo:hi], my_rank, side="left")
-        behind = hi - lo - np.searchsorted(ranks[lo:hi], my_rank, side="right")
-        tied = hi - lo - ahead - behind
+    for t in range(first_term, stop_term):
+        ahead, tied, behind = term_counts(terms, t, my_rank)
         for relation, count in ((-1, ahead), (0, tied), (1, behind)):
             if count > 0:
                 value, slope = term(p, term_mu[t], term_scale[t], relation, gaussian)
@@ -127,7 +118,7 @@ def solve_group(terms, fit, mu, scale, first, stop, my_rank, gaussian, guess, lo
     for _ in range(200):
         inside, q, dq = q_from_series(x, fit, mu, scale, first, stop)
         if not inside:
-            q, dq = q_value_merged(x, terms, my_rank, gaussian)
+            q, dq = q_value_merged(x, terms, 0, terms[0].shape[0], my_rank, gaussian)
         if q == 0.0:
             return x
         x, low, high, converged = safeguarded_step(x, q, dq, low, high, True)
@@ -177,65 +168,68 @@ def performances_exact(mu, scale, rank, group_start, gaussian, out):
 
 
 @kernel
-def log_balance(p, mu, scale, rank, perm, lo, hi, my_rank):
-    """For the logistic model, log P(p) - log N(p) and its derivative, where Q = P - N splits into the
-    positive parts of its terms (P = Σ (1 - F_j)/s_j over the opponents beaten or tied) and the negative
-    ones (N = Σ F_j/s_j over those who beat or tied us): the same zero as Q, but nearly linear far from it
-    (P and N are sums of exponentials there), so Newton's method needs a few steps from anywhere."""
+def log_balance(p, terms, first_term, stop_term, my_rank):
+    """For the logistic model, log P(p) - log N(p) and its derivative over the merged terms
+    ``first_term:stop_term``, where Q = P - N splits into the positive parts of its terms (P = Σ (1 - F_j)/s_j
+    over the opponents beaten or tied) and the negative ones (N = Σ F_j/s_j over those who beat or tied us):
+    the same zero as Q, but nearly linear far from it (P and N are sums of exponentials there), so Newton's
+    method needs a few steps from anywhere."""
+    term_mu, term_scale = terms[0], terms[1]
     positive = 0.0
     negative = 0.0
     positive_slope = 0.0
     negative_slope = 0.0
-    for position in range(lo, hi):
-        j = perm[position]
-        f, g = logistic_cdf_pair((p - mu[j]) / scale[j])
-        slope = f * g / (scale[j] * scale[j])
-        if rank[j] >= my_rank:  # beaten or tied
-            positive += g / scale[j]
-            positive_slope -= slope
-        if rank[j] <= my_rank:  # beat us or tied
-            negative += f / scale[j]
-            negative_slope += slope
+    for t in range(first_term, stop_term):
+        ahead, tied, behind = term_counts(terms, t, my_rank)
+        f, g = logistic_cdf_pair((p - term_mu[t]) / term_scale[t])
+        slope = f * g / (term_scale[t] * term_scale[t])
+        if tied + behind > 0:  # beaten or tied
+            positive += (tied + behind) * g / term_scale[t]
+            positive_slope -= (tied + behind) * slope
+        if ahead + tied > 0:  # beat us or tied
+            negative += (ahead + tied) * f / term_scale[t]
+            negative_slope += (ahead + tied) * slope
     return math.log(positive) - math.log(negative), positive_slope / positive - negative_slope / negative
 
 
 @parallel_kernel
 def performances_subsampled(mu, scale, rank, max_opponents, gaussian, out):
     """Phase 1 with opponent subsampling (Section 5.3): each player's Q runs over the ``max_opponents``
-    players (themselves included) whose prior ratings are nearest theirs in the contest's order by
-    rating. ``out[k]`` receives player k's performance (players of one tie group may now differ).
+    distinct terms (equal (μ, scale) merged, as the reference implementation buckets them: a crowd of
+    newcomers sharing their prior is one term with its multiplicity) nearest the player's own in the
+    order by rating, the player's own term included. ``out[k]`` receives player k's performance (players
+    of one tie group may now differ).
 
     Each solve is a safeguarded Newton iteration (on :func:`log_balance` for the logistic model) started at
-    the player's own rating inside a bracket that holds every root (``BRACKET_STEPS`` of the widest scale beyond the extreme ratings: there Q has the
-    sign of the player's own tie term), so it needs no bracketing evaluations; players are solved in
-    parallel, each from its own inputs only."""
+    the player's own rating inside a bracket that holds every root (``BRACKET_STEPS`` of the widest scale
+    beyond the extreme ratings: there Q has the sign of the player's own tie term), so it needs no bracketing
+    evaluations; players are solved in parallel, each from its own inputs only."""
     n = mu.shape[0]
-    by_rating = np.argsort(mu, kind="mergesort")  # stable: equal ratings stay in rank order
-    position = np.empty(n, dtype=np.int64)
-    for q in range(n):
-        position[by_rating[q]] = q
+    terms = merged_terms(mu, scale, rank)
+    term_of = terms[4]
+    n_terms = terms[0].shape[0]
     step = 0.0
     for j in range(n):
         step = max(step, scale[j])
-    lowest = mu[by_rating[0]] - BRACKET_STEPS * step
-    highest = mu[by_rating[n - 1]] + BRACKET_STEPS * step
-    window = min(max_opponents, n)
+    lowest = terms[0][0] - BRACKET_STEPS * step
+    highest = terms[0][n_terms - 1] + BRACKET_STEPS * step
+    window = min(max_opponents, n_terms)
     for k in prange(n):
-        lo = position[k] - window // 2
+        lo = term_of[k] - window // 2
         if lo < 0:
             lo = 0
         hi = lo + window
-        if hi > n:
-            hi = n
-            lo = n - window
+        if hi > n_terms:
+            hi = n_terms
+            lo = n_terms - window
         low = lowest
         high = highest
         x = mu[k]
         for _ in range(200):
             if gaussian:
-                q, dq = q_value(x, mu, scale, rank, by_rating, lo, hi, rank[k], True)
+                q, dq = q_value_merged(x, terms, lo, hi, rank[k], True)
             else:
-                q, dq = log_balance(x, mu, scale, rank, by_rating, lo, hi, rank[k])
+                q, dq = log_balance(x, terms, lo, hi, rank[k])
             if q == 0.0:
                 break
             x, low, high, converged = safeguarded_step(x, q, dq, low, high, True)
