@@ -17,6 +17,7 @@ from numba import prange
 from duckrate._numba import kernel, parallel_kernel
 from duckrate.errors import DuckrateInputError
 from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
+from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
 from duckrate.parameters import Parameter
 
 CONTEST_LEADERBOARD_COLUMNS = (
@@ -30,6 +31,7 @@ CONTEST_LEADERBOARD_COLUMNS = (
     "upper",
     "contests",
     "last_played_at",
+    *INTERVAL_RANK_COLUMNS,
 )
 CONTEST_METRICS_COLUMNS = ("league", "system", "pair_inversion", "rank_deviation", "n")
 
@@ -45,7 +47,8 @@ def contest_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
 
     Returns
     -------
-    DataFrame ``league, system, player, rank, rating, sd, lower, upper, contests, last_played_at``:
+    DataFrame ``league, system, player, rank, rating, sd, lower, upper, contests, last_played_at, rank_upper,
+    rank_lower, tier`` (the last three: :mod:`duckrate.evaluation.ranks`):
     rating/sd = ``rating_after``/``sd_after`` of the player's contest with the largest ``seq``; lower and
     upper = rating ∓ 1.96 sd; contests = number of contests played; rank 1 = highest rating (ties broken
     by player name), sorted by league (null first), system, rank.
@@ -74,7 +77,7 @@ def contest_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
         (pl.col("rating") - Z_95 * pl.col("sd")).alias("lower"),
         (pl.col("rating") + Z_95 * pl.col("sd")).alias("upper"),
     )
-    return ranked.select(CONTEST_LEADERBOARD_COLUMNS)
+    return with_interval_ranks(ranked, list(GROUP_KEYS)).select(CONTEST_LEADERBOARD_COLUMNS)
 
 
 @kernel

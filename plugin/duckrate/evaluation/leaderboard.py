@@ -6,6 +6,7 @@ import polars as pl
 
 from duckrate.errors import DuckrateInputError
 from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
+from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
 
 LEADERBOARD_INPUT_COLUMNS: tuple[str, ...] = (
     "league",
@@ -32,6 +33,7 @@ LEADERBOARD_COLUMNS: tuple[str, ...] = (
     "upper",
     "games",
     "last_played_at",
+    *INTERVAL_RANK_COLUMNS,
 )
 """Columns of the frame :func:`leaderboard` returns, in order."""
 
@@ -146,7 +148,11 @@ def leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
         - ``last_played_at``: ``played_at`` of that last match;
         - ``rank``: 1 for the highest rating within ``(league, system)``,
           ordinal, ties broken by player name ascending, so ranks run 1..n
-          without gaps; null ratings rank last (Int64).
+          without gaps; null ratings rank last (Int64);
+        - ``rank_upper`` / ``rank_lower`` / ``tier``: the best and worst rank
+          consistent with the intervals, and the tier of statistically tied
+          players (:mod:`duckrate.evaluation.ranks`; a player without an sd
+          counts as the point interval at its rating).
 
         Sorted by ``league`` (null first), ``system``, ``rank``.
 
@@ -173,4 +179,4 @@ def leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
         (pl.col("rating") - Z_95 * pl.col("sd")).alias("lower"),
         (pl.col("rating") + Z_95 * pl.col("sd")).alias("upper"),
     )
-    return ranked.select(LEADERBOARD_COLUMNS)
+    return with_interval_ranks(ranked, list(GROUP_KEYS)).select(LEADERBOARD_COLUMNS)

@@ -18,6 +18,7 @@ from __future__ import annotations
 from ..evaluation._replay_frame import PROBABILITY_CLIP, Z_95
 from .evaluation_udf import Mart, replay_source, signature
 from .evaluation_udf import macro_sql as udf_macro_sql
+from .ranks_udf import ranks_sql
 
 _INTEGER_TYPES = (
     "TINYINT",
@@ -106,16 +107,19 @@ def _played_at(mart: Mart) -> str:
 
 
 def _ranked(count: str) -> str:
-    """The final SELECT of both leaderboards over their ``players`` CTE (``last``: the struct of the latest
-    row): rank 1 = highest rating per (league, system), NULL last, ties by player name; rating ∓ z·sd."""
+    """The end of both leaderboards after their ``players`` CTE (``last``: the struct of the latest row): rank
+    1 = highest rating per (league, system), NULL last, ties by player name; rating ∓ z·sd; then the interval
+    ranks and tiers (:mod:`.ranks_udf`)."""
     z = _double(Z_95)
-    return f"""SELECT p.league, p.system, p.player,
+    return f""", ranked AS (
+SELECT p.league, p.system, p.player,
        row_number() OVER (PARTITION BY p.league, p.system ORDER BY p.last.rating DESC NULLS LAST, p.player) AS rank,
        p.last.rating AS rating, p.last.sd AS sd,
        p.last.rating - {z} * p.last.sd AS lower, p.last.rating + {z} * p.last.sd AS upper,
        p.{count}, p.last.played_at AS last_played_at
 FROM players AS p
-ORDER BY p.league NULLS FIRST, p.system, rank
+)
+{ranks_sql("ranked")}
 """
 
 

@@ -13,7 +13,18 @@ import duckdb
 import pyarrow as pa
 
 from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from . import bridge, contest_udf, evaluation_udf, fit_udf, lr_test_udf, mart_sql, readers, replay_udf, tune_udf
+from . import (
+    bridge,
+    contest_udf,
+    evaluation_udf,
+    fit_udf,
+    lr_test_udf,
+    mart_sql,
+    ranks_udf,
+    readers,
+    replay_udf,
+    tune_udf,
+)
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -81,6 +92,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
+    udfs.append((ranks_udf.UDF_NAME, ranks_udf.make_udf, ranks_udf.RETURN_TYPE))
     udfs.append((tune_udf.CONTEST_UDF_NAME, tune_udf.make_contest_udf, tune_udf.RETURN_TYPE))
     return udfs
 

@@ -24,6 +24,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from ...errors import DuckrateInputError
+from ...evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
 from ...matches import PreparedMatches, columns_from_polars, prepare_matches
 from ...parameters import Parameter, Signature
 from ...priors import check_positive_priors, initial_states, prior_columns
@@ -103,6 +104,9 @@ OUTPUT_SCHEMA = pa.schema(
         ("home_advantage", pa.float64()),
         ("uncertainty", pa.string()),
         ("resamples", pa.int64()),
+        ("rank_upper", pa.int64()),
+        ("rank_lower", pa.int64()),
+        ("tier", pa.int64()),
     ]
 )
 
@@ -324,14 +328,17 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
         out["resamples"].append(pa.array([fit["resamples"]] * n, pa.int64()))
     arrays = []
     for field in OUTPUT_SCHEMA:
+        if field.name in INTERVAL_RANK_COLUMNS:
+            continue  # from the sorted table below
         parts = [
             pa.array(part, field.type) if not isinstance(part, pa.Array) else part.cast(field.type)
             for part in out[field.name]
         ]
         arrays.append(pa.concat_arrays(parts) if parts else pa.array([], field.type))
-    result = pl.from_arrow(pa.Table.from_arrays(arrays, schema=OUTPUT_SCHEMA))
+    fitted = pa.schema([field for field in OUTPUT_SCHEMA if field.name not in INTERVAL_RANK_COLUMNS])
+    result = pl.from_arrow(pa.Table.from_arrays(arrays, schema=fitted))
     result = result.sort(["league", "rating", "player"], descending=[False, True, False], nulls_last=True)
-    return result.to_arrow().cast(OUTPUT_SCHEMA)
+    return with_interval_ranks(result, ["league"]).to_arrow().cast(OUTPUT_SCHEMA)
 
 
 def bt_fit(
