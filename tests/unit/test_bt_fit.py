@@ -427,6 +427,9 @@ def test_output_columns_and_the_uncertainty_choice(games):
         "home_advantage",
         "uncertainty",
         "resamples",
+        "rank_upper",
+        "rank_lower",
+        "tier",
     ]
     assert fit.height == 40 and (fit["uncertainty"] == "hessian").all() and fit["converged"].all()
     assert fit["games"].sum() == 2 * games.height
