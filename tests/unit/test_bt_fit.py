@@ -430,6 +430,7 @@ def test_output_columns_and_the_uncertainty_choice(games):
         "rank_upper",
         "rank_lower",
         "tier",
+        "component",
     ]
     assert fit.height == 40 and (fit["uncertainty"] == "hessian").all() and fit["converged"].all()
     assert fit["games"].sum() == 2 * games.height
@@ -474,3 +475,35 @@ def test_unknown_parameter_and_bad_rows_are_named(games):
     )
     with pytest.raises(DuckrateInputError, match=rf"column 'score_a' has 1.5 at match_id={games['match_id'][5]}"):
         duckrate.bt_fit(bad)
+
+
+def test_disconnected_groups_are_reported_as_components_and_one_game_is_not_precise():
+    """A MAP fit over two groups that never met: each player's component of the comparison graph is reported
+    (1 = the top-rated player's); a newcomer with one game gets an interval near the prior's, not one as
+    narrow as players with dozens of games."""
+    import random
+    from datetime import datetime
+
+    rng = random.Random(1)
+    rows = []
+    for group in ("x", "y"):
+        for k in range(300):
+            a, b = rng.sample(range(8), 2)
+            rows.append(
+                (
+                    f"{group}{k}",
+                    datetime(2024, 1, 1),
+                    f"{group}{a}",
+                    f"{group}{b}",
+                    float(rng.random() < 0.5 + 0.05 * (a - b)),
+                )
+            )
+    rows.append(("lone", datetime(2024, 1, 2), "x0", "newbie", 0.0))
+    games = pl.DataFrame(rows, schema=["match_id", "played_at", "player_a", "player_b", "score_a"], orient="row")
+    fit = duckrate.bt_fit(games, prior_sd=200)
+    component = dict(zip(fit["player"], fit["component"]))
+    assert component[fit["player"][0]] == 1
+    assert {component[f"x{i}"] for i in range(8)} | {component["newbie"]} == {component["x0"]}
+    assert {component[f"y{i}"] for i in range(8)} == {3 - component["x0"]}
+    sd = dict(zip(fit["player"], fit["sd"]))
+    assert sd["newbie"] > 150 > 2 * max(value for player, value in sd.items() if player != "newbie")

@@ -22,6 +22,8 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
 
 from ...errors import DuckrateInputError
 from ...evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
@@ -107,8 +109,30 @@ OUTPUT_SCHEMA = pa.schema(
         ("rank_upper", pa.int64()),
         ("rank_lower", pa.int64()),
         ("tier", pa.int64()),
+        ("component", pa.int64()),
     ]
 )
+
+
+def comparison_components(pairs: Pairs) -> np.ndarray:
+    """Each player's connected component of the comparison graph (an edge wherever two players met),
+    numbered from 0 in no particular order."""
+    graph = coo_matrix((np.ones(pairs.n_pairs), (pairs.a, pairs.b)), shape=(pairs.n_players, pairs.n_players))
+    return connected_components(graph, directed=False)[1].astype(np.int64)
+
+
+def numbered_by_first_appearance(labels: np.ndarray, leagues: list) -> np.ndarray:
+    """Each league's labels renumbered 1, 2, ... in the order they first appear (rows sorted league by
+    league, so the top-rated player's component is 1)."""
+    out = np.empty(labels.shape[0], dtype=np.int64)
+    seen: dict[int, int] = {}
+    for k, label in enumerate(labels.tolist()):
+        if k and leagues[k] != leagues[k - 1]:
+            seen = {}
+        if label not in seen:
+            seen[label] = len(seen) + 1
+        out[k] = seen[label]
+    return out
 
 
 def resolve_parameters(given: dict) -> dict:
@@ -270,6 +294,7 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
             "home_advantage",
             "uncertainty",
             "resamples",
+            "component",
         )
     }
     player_names = prepared.players.cast(pa.string())
@@ -326,6 +351,7 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
         )
         out["uncertainty"].append(pa.array([fit["uncertainty"]] * n, pa.string()))
         out["resamples"].append(pa.array([fit["resamples"]] * n, pa.int64()))
+        out["component"].append(comparison_components(pairs))
     arrays = []
     for field in OUTPUT_SCHEMA:
         if field.name in INTERVAL_RANK_COLUMNS:
@@ -335,10 +361,15 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
             for part in out[field.name]
         ]
         arrays.append(pa.concat_arrays(parts) if parts else pa.array([], field.type))
-    fitted = pa.schema([field for field in OUTPUT_SCHEMA if field.name not in INTERVAL_RANK_COLUMNS])
+    fitted = pa.schema(
+        [field for field in OUTPUT_SCHEMA if field.name not in INTERVAL_RANK_COLUMNS and field.name != "component"]
+        + [OUTPUT_SCHEMA.field("component")]
+    )
     result = pl.from_arrow(pa.Table.from_arrays(arrays, schema=fitted))
     result = result.sort(["league", "rating", "player"], descending=[False, True, False], nulls_last=True)
-    return with_interval_ranks(result, ["league"]).to_arrow().cast(OUTPUT_SCHEMA)
+    components = numbered_by_first_appearance(result["component"].to_numpy(), result["league"].to_list())
+    result = result.with_columns(pl.Series("component", components))
+    return with_interval_ranks(result, ["league"]).select(OUTPUT_SCHEMA.names).to_arrow().cast(OUTPUT_SCHEMA)
 
 
 def bt_fit(
