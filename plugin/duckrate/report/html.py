@@ -87,7 +87,7 @@ p.note { color: #555; max-width: 60rem; font-size: 0.92rem; }
 .grid { display: flex; flex-wrap: wrap; gap: 1rem; align-items: flex-start; }
 table { border-collapse: collapse; font-size: 0.82rem; margin-bottom: 0.6rem; }
 th, td { border: 1px solid #ccc; padding: 0.15rem 0.45rem; }
-th { background: #eee; } td.num { text-align: right; font-variant-numeric: tabular-nums; }
+th { background: #eee; } td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr.rejected td { background: #fde8e8; }
 svg.chart { border: 1px solid #ddd; background: #fff; }
 svg .chart-title { font-size: 13px; font-weight: 600; } svg .tick { font-size: 10px; fill: #444; }
@@ -130,6 +130,9 @@ def _cell(mart: str, column: str, value) -> str:
     return f'<td data-mart="{mart}" data-column="{column}">{text}</td>'
 
 
+_NUMBER_CLASS = ' class="num"'
+
+
 def table(mart: str, rows: list[dict], columns: tuple[str, ...], extra: dict[str, list] | None = None) -> str:
     """An HTML table of mart rows; ``extra``: computed columns (e.g. the tier), one value per row, shown
     after the mart's columns (not marked as mart values)."""
@@ -139,7 +142,8 @@ def table(mart: str, rows: list[dict], columns: tuple[str, ...], extra: dict[str
     for index, row in enumerate(rows):
         cells = "".join(_cell(mart, c, row.get(c)) for c in columns)
         cells += "".join(
-            f'<td class="num" data-column="{escape(name)}">{escape(format_value(name, values[index]))}</td>'
+            f"<td{_NUMBER_CLASS if isinstance(values[index], (int, float)) or values[index] is None else ''} "
+            f'data-column="{escape(name)}">{escape(format_value(name, values[index]))}</td>'
             for name, values in extra.items()
         )
         css = ""
@@ -358,7 +362,7 @@ def bt_tests_section(league, marts) -> str:
         "<h3>Bradley-Terry tests</h3>"
         f'<p class="note">Does one fixed strength per player explain the games? Rows with p &lt; {ALPHA} are '
         "shaded: the column on the right says what such a rejection means.</p>"
-        + table("bt_tests", rows, COLUMNS["bt_tests"], {"if rejected": meanings})
+        + table("bt_tests", rows, COLUMNS["bt_tests"], {"what a rejection means": meanings})
     )
 
 
