@@ -1,4 +1,5 @@
-# Two commands on a fresh machine:  make demo  (build the demo warehouse)  and  make test  (every test).
+# Two commands on a fresh machine:  make demo  (build the demo warehouse and its report, demo/report.html)  and
+# make test  (every test; the report's browser test needs Debian's chromium and chromium-driver, see .ci/run).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python

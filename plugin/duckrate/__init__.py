@@ -1,14 +1,14 @@
 """duckrate: rating systems (Elo, Glicko, TrueSkill, Elo-MMR, Bradley-Terry) inside DuckDB and dbt.
 
 Python: ``duckrate.elo(matches_df, k=32)`` etc. return Polars DataFrames; ``duckrate.leaderboard``,
-``calibration_bins``, ``calibration_summary`` and ``loss_curve`` turn any replay into the marts.
+``calibration_bins``, ``calibration_summary``, ``loss_curve`` and ``loss_by_gap`` turn any replay into the marts.
 SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 32)``.
 """
 
 from . import evaluation
 from . import systems as _systems
 from .errors import DuckrateInputError
-from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_curve
+from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_by_gap, loss_curve
 from .evaluation.contests import contest_leaderboard, contest_metrics
 from .fits import bt_fit
 from .fits.bt_lr_test import bt_lr_test
@@ -30,6 +30,7 @@ __all__ = [
     "contest_metrics",
     "evaluation",
     "leaderboard",
+    "loss_by_gap",
     "loss_curve",
     "register",
     "replay_state",

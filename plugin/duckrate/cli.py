@@ -1,4 +1,5 @@
-"""``duckrate`` command line: ``duckrate demo`` builds the demo warehouse; ``duckrate build`` runs ``dbt build``
+"""``duckrate`` command line: ``duckrate demo`` builds the demo warehouse (and writes its report);
+``duckrate report`` writes the HTML report of a warehouse; ``duckrate build`` runs ``dbt build``
 into a copy of a warehouse and publishes it atomically; ``duckrate synth`` makes data.
 
 Why publish by swap: a DuckDB file opened read-write is locked exclusively by that process, so a dashboard
@@ -149,6 +150,17 @@ def main(argv: list[str] | None = None) -> int:
     demo.add_argument("--warehouse", type=Path, default=DEMO_PROJECT / "warehouse.duckdb")
     demo.add_argument("--threads", type=int, default=2)
     demo.add_argument("--top", type=int, default=5)
+    demo.add_argument(
+        "--report",
+        type=Path,
+        default=DEMO_PROJECT / "report.html",
+        help="where to write the HTML report (docs/report.md)",
+    )
+    report = commands.add_parser(
+        "report", help="write one self-contained HTML report of a warehouse's marts (docs/report.md)"
+    )
+    report.add_argument("--warehouse", type=Path, required=True)
+    report.add_argument("--out", type=Path, required=True)
     build = commands.add_parser(
         "build",
         help="dbt build into a copy of the warehouse, then publish it atomically (readers never block it)",
@@ -178,6 +190,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         build_demo(args.warehouse, args.threads)
         show_demo(args.warehouse, args.top)
+        from .report import write_report
+
+        print(f"Report: {write_report(args.warehouse, args.report)}")
+        return 0
+    if args.command == "report":
+        from .report import write_report
+
+        print(f"Report: {write_report(args.warehouse, args.out)}")
         return 0
     if args.command == "warm":
         from .warm import warm

@@ -41,6 +41,7 @@ MART_CALLS = (
     "SELECT count(*) FROM calibration_bins('r')",
     "SELECT count(*) FROM calibration_summary('r')",
     "SELECT count(*) FROM loss_curve('r')",
+    "SELECT count(*) FROM loss_by_gap('r')",
     "SELECT count(*) FROM contest_leaderboard('cr')",
     "SELECT count(*) FROM contest_metrics('cr')",
     "SELECT count(*) FROM contest_metrics('cr', definition := 'all_contests')",

@@ -21,7 +21,7 @@ from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
 from duckrate.systems import REPLAY_SYSTEMS
 
 REPO = Path(__file__).resolve().parents[2]
-MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve")
+MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve", "loss_by_gap")
 ALL_TABLES = (
     "stg_matches_checked",
     "stg_matches",
@@ -156,6 +156,8 @@ def test_calibration_tables_cover_every_match(plain):
         assert binned == per_league
         curve = plain.sql(f"SELECT league, max(t) FROM loss_curve WHERE system = '{system}' GROUP BY league").fetchall()
         assert dict(curve) == per_league
+        gaps = plain.sql(f"SELECT league, sum(n) FROM loss_by_gap WHERE system = '{system}' GROUP BY league").fetchall()
+        assert dict(gaps) == per_league
 
 
 MART_CALLS = {  # each mart over the union of every replay, with the demo's vars
@@ -163,6 +165,7 @@ MART_CALLS = {  # each mart over the union of every replay, with the demo's vars
     "calibration_bins": "calibration_bins('replays', bins := 10)",
     "calibration_summary": "calibration_summary('replays', min_games := 10, max_sd := MAP {'chance': 70}, warmup := 0.0)",
     "loss_curve": "loss_curve('replays', points := 200)",
+    "loss_by_gap": "loss_by_gap('replays')",
 }
 
 

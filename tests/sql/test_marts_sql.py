@@ -16,6 +16,7 @@ MART_CALLS = {
     "calibration_bins": ("calibration_bins", ", bins := 7"),
     "calibration_summary": ("calibration_summary", ", min_games := 3, max_sd := MAP {'glicko': 150}"),
     "loss_curve": ("loss_curve", ", points := 25"),
+    "loss_by_gap": ("loss_by_gap", ", bin_width := 40"),
 }
 SYSTEMS = ("elo", "glicko")
 
@@ -96,7 +97,7 @@ def test_sql_marts_do_not_depend_on_the_thread_count(con):
         results.append(
             [
                 con.sql(f"SELECT * FROM {mart}('tagged')").fetchall()
-                for mart in ("leaderboard", "calibration_bins", "loss_curve", "calibration_summary")
+                for mart in ("leaderboard", "calibration_bins", "loss_curve", "calibration_summary", "loss_by_gap")
             ]
         )
     con.execute("RESET threads")
@@ -113,6 +114,21 @@ def test_loss_curve_in_sql_equals_the_polars_function_within_1e_12(con, points):
     assert actual.columns == expected.columns
     assert actual.select("league", "system", "t").equals(expected.select("league", "system", "t"))
     for column in ("t_over_n", "mean_log_loss"):
+        np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("bin_width", [None, 7.5, 40, 1000])
+def test_loss_by_gap_in_sql_equals_the_polars_function_within_1e_12(con, bin_width):
+    replay = con.sql(
+        "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
+    ).pl()
+    expected = duckrate.evaluation.loss_by_gap(replay, bin_width=bin_width).sort("league", "system", "gap_bin")
+    argument = "" if bin_width is None else f", bin_width := {bin_width}"
+    actual = con.sql(f"SELECT * FROM loss_by_gap('tagged'{argument})").pl().sort("league", "system", "gap_bin")
+    assert actual.columns == expected.columns
+    keys = ("league", "system", "gap_bin", "n")
+    assert actual.select(keys).equals(expected.select(keys))
+    for column in ("mean_log_loss", "share_of_total_loss"):
         np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)
 
 

@@ -17,6 +17,7 @@ import pyarrow as pa
 
 from ..errors import DuckrateInputError
 from ..evaluation.calibration import BINS, MAX_SD, MIN_GAMES, WARMUP
+from ..evaluation.loss_by_gap import BIN_WIDTH
 from ..evaluation.loss_curve import POINTS
 from ..parameters import Parameter
 from ._lists import map_list_rows, whole
@@ -181,6 +182,20 @@ MARTS = (
             ("t", "BIGINT"),
             ("t_over_n", "DOUBLE"),
             ("mean_log_loss", "DOUBLE"),
+        ),
+        compute=None,
+    ),
+    Mart(
+        name="loss_by_gap",
+        fields=("system", "league", "rating_a_before", "rating_b_before", "score_a", "expected_a"),
+        parameters=(BIN_WIDTH,),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("gap_bin", "DOUBLE"),
+            ("n", "BIGINT"),
+            ("mean_log_loss", "DOUBLE"),
+            ("share_of_total_loss", "DOUBLE"),
         ),
         compute=None,
     ),

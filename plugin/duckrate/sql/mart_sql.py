@@ -1,4 +1,5 @@
-"""Marts DuckDB computes itself, in SQL: ``leaderboard`` and ``calibration_bins``.
+"""Marts DuckDB computes itself, in SQL: ``leaderboard``, ``calibration_bins``, ``loss_by_gap`` and the others
+of :data:`SQL_MARTS`.
 
 They stream and run in parallel like any DuckDB query and spill to disk under ``memory_limit``; nothing is
 packed into a list for Python. Results do not depend on the thread count or the row order: the leaderboard
@@ -16,6 +17,7 @@ that names it; an empty table gives no rows.
 from __future__ import annotations
 
 from ..evaluation._replay_frame import PROBABILITY_CLIP, Z_95
+from ..evaluation.loss_by_gap import BIN_WIDTH, DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
 from .evaluation_udf import Mart, replay_source, signature
 from .evaluation_udf import macro_sql as udf_macro_sql
 from .ranks_udf import ranks_sql
@@ -363,11 +365,55 @@ WITH r AS (
 {_ranked("contests")}"""
 
 
+def loss_by_gap_sql(mart: Mart) -> str:
+    """Per (league, system) and equal-width bin of ``gap = rating_a_before - rating_b_before`` (lower edge
+    ``floor(gap / w) * w``; NULL when a rating is NULL or NaN): n, the mean log loss and the bin's share of
+    the group's summed log loss (exact DECIMAL sums). ``bin_width`` NULL: each system's default width
+    (:data:`duckrate.evaluation.loss_by_gap.SYSTEM_BIN_WIDTHS`, else 50)."""
+    given = (
+        f"'{mart.name}: parameter bin_width = ' || CASE WHEN typeof(bin_width) = 'VARCHAR' THEN {_QUOTE} || "
+        f"CAST(bin_width AS VARCHAR) || {_QUOTE} ELSE CAST(bin_width AS VARCHAR) END || '; expected {BIN_WIDTH.expected}'"
+    )
+    bin_width = (
+        f"CASE WHEN bin_width IS NULL THEN NULL WHEN NOT ({_NUMBER_CHECK.format(x='bin_width')}) THEN error({given}) "
+        f"WHEN isnan(CAST(bin_width AS DOUBLE)) OR isinf(CAST(bin_width AS DOUBLE)) OR CAST(bin_width AS DOUBLE) <= 0 "
+        f"THEN error({given}) ELSE CAST(bin_width AS DOUBLE) END"
+    )
+    defaults = " ".join(f"WHEN '{system}' THEN {_double(width)}" for system, width in SYSTEM_BIN_WIDTHS.items())
+    ratings = {
+        name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("rating_a_before", "rating_b_before")
+    }
+    return f"""CREATE OR REPLACE TEMP MACRO {mart.name}({signature(mart)}) AS TABLE
+WITH parameters AS (SELECT {bin_width} AS bin_width),
+r AS (
+    SELECT CAST(r.league AS VARCHAR) AS league, r.system AS system,
+           {ratings["rating_a_before"]} - {ratings["rating_b_before"]} AS gap,
+           {_forecast(mart, "expected_a")} AS expected_a, {_forecast(mart, "score_a")} AS score_a
+    FROM {replay_source(mart)} AS r
+), binned AS (
+    SELECT r.league, r.system,
+           CASE WHEN isnan(r.gap) THEN NULL ELSE floor(r.gap / w.width) * w.width END AS gap_bin,
+           {_log_loss("r.expected_a", "r.score_a")} AS log_loss
+    FROM r CROSS JOIN parameters AS p
+    CROSS JOIN LATERAL (SELECT coalesce(p.bin_width, CASE r.system {defaults} ELSE {_double(DEFAULT_BIN_WIDTH)} END) AS width) AS w
+), per_bin AS (
+    SELECT b.league, b.system, b.gap_bin, count(*) AS n, sum(CAST(b.log_loss AS {EXACT})) AS total
+    FROM binned AS b
+    GROUP BY b.league, b.system, b.gap_bin
+)
+SELECT o.league, o.system, o.gap_bin, o.n, CAST(o.total AS DOUBLE) / CAST(o.n AS DOUBLE) AS mean_log_loss,
+       CAST(o.total AS DOUBLE) / nullif(CAST(sum(o.total) OVER (PARTITION BY o.league, o.system) AS DOUBLE), {_double(0.0)}) AS share_of_total_loss
+FROM per_bin AS o
+ORDER BY o.league NULLS FIRST, o.system, o.gap_bin NULLS FIRST
+"""
+
+
 #: Mart name -> the builder of its SQL macro (a mart without an entry has a UDF, :mod:`.evaluation_udf`).
 SQL_MARTS = {
     "leaderboard": leaderboard_sql,
     "calibration_bins": calibration_bins_sql,
     "loss_curve": loss_curve_sql,
+    "loss_by_gap": loss_by_gap_sql,
     "calibration_summary": calibration_summary_sql,
     "contest_leaderboard": contest_leaderboard_sql,
 }

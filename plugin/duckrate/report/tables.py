@@ -1,0 +1,119 @@
+"""What the report reads: the warehouse's marts, through a read-only DuckDB connection (no duckrate functions
+needed: the marts are plain tables), and the tier rule of the leaderboard. Only tables that exist are read."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+#: The marts the report shows, in the order of its sections (each read only when the warehouse holds it).
+MARTS = (
+    "leaderboard",
+    "bt_ratings",
+    "contest_leaderboard",
+    "calibration_bins",
+    "calibration_summary",
+    "loss_curve",
+    "loss_by_gap",
+    "bt_tests",
+    "contest_metrics",
+    "contest_system_comparison",
+    "tuning",
+)
+#: Leaderboard rows shown per league and system (the tiers of the top rows do not depend on the rest).
+TOP_ROWS = 20
+#: Players whose rating trajectory is drawn, per league and system.
+TRAJECTORY_PLAYERS = 5
+
+
+def tiers(lower: list[float | None], upper: list[float | None]) -> list[int | None]:
+    """Tiers of players listed best first, from their intervals ``[lower, upper]``: the first player opens
+    tier 1; each next player joins the current tier when their interval overlaps the interval of the tier's
+    *first* player (``upper >= first.lower``), else opens the next tier. Comparing with the tier's first
+    player, not the previous one, keeps a tier from chaining down a long list of neighbours. A player without
+    an interval (no sd) gets no tier (None), and the next player with one opens a new tier."""
+    result: list[int | None] = []
+    tier = 0
+    head_lower: float | None = None
+    for low, high in zip(lower, upper):
+        if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+            result.append(None)
+            head_lower = None
+            continue
+        if head_lower is None or high < head_lower:
+            tier += 1
+            head_lower = low
+        result.append(tier)
+    return result
+
+
+def _rows(con, sql: str, parameters: list | None = None) -> list[dict]:
+    relation = con.execute(sql, parameters or [])
+    names = [column[0] for column in relation.description]
+    return [dict(zip(names, row)) for row in relation.fetchall()]
+
+
+def present_tables(con) -> set[str]:
+    """Names of the tables and views in the warehouse's main schema."""
+    return {
+        name
+        for (name,) in con.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
+        ).fetchall()
+    }
+
+
+_ORDER = {
+    "leaderboard": "league NULLS FIRST, system, rank",
+    "bt_ratings": "league NULLS FIRST, rating DESC NULLS LAST, player",
+    "contest_leaderboard": "league NULLS FIRST, system, rank",
+    "calibration_bins": "league NULLS FIRST, system, bin",
+    "calibration_summary": "league NULLS FIRST, system",
+    "loss_curve": "league NULLS FIRST, system, t",
+    "loss_by_gap": "league NULLS FIRST, system, gap_bin NULLS FIRST",
+    "bt_tests": "league NULLS FIRST, test",
+    "contest_metrics": "league NULLS FIRST, system",
+    "contest_system_comparison": "league NULLS FIRST, rank_by_pair_inversion, system",
+    "tuning": "league NULLS FIRST, system, rank",
+}
+_FILTER = {
+    "leaderboard": f"rank <= {TOP_ROWS}",
+    "contest_leaderboard": f"rank <= {TOP_ROWS}",
+    "bt_ratings": f"row_number() OVER (PARTITION BY league ORDER BY rating DESC NULLS LAST, player) <= {TOP_ROWS}",
+}
+
+
+def read_marts(warehouse: Path) -> dict[str, list[dict]]:
+    """Every mart of :data:`MARTS` the warehouse holds (rows as dicts; leaderboards cut to the top
+    :data:`TOP_ROWS` per league and system), and ``trajectories``: each step of the top
+    :data:`TRAJECTORY_PLAYERS` players of each league and system (``rating`` and ``sd`` after each of their
+    matches, from the ``replays`` view)."""
+    import duckdb
+
+    with duckdb.connect(str(warehouse), read_only=True) as con:
+        present = present_tables(con)
+        marts: dict[str, list[dict]] = {}
+        for name in MARTS:
+            if name not in present:
+                continue
+            where = (
+                f" QUALIFY {_FILTER[name]}"
+                if name == "bt_ratings"
+                else (f" WHERE {_FILTER[name]}" if name in _FILTER else "")
+            )
+            marts[name] = _rows(con, f"SELECT * FROM {name}{where} ORDER BY {_ORDER[name]}")
+        if {"replays", "leaderboard"} <= present:
+            marts["trajectories"] = _rows(
+                con,
+                f"""WITH top AS (SELECT league, system, player, rank FROM leaderboard WHERE rank <= {TRAJECTORY_PLAYERS}),
+                sides AS (
+                    SELECT league, system, seq, player_a AS player, rating_a_after AS rating, sd_a_after AS sd FROM replays
+                    UNION ALL
+                    SELECT league, system, seq, player_b AS player, rating_b_after AS rating, sd_b_after AS sd FROM replays
+                )
+                SELECT t.league, t.system, t.player, t.rank, s.seq, s.rating, s.sd
+                FROM sides AS s
+                JOIN top AS t ON t.player = s.player AND t.system = s.system AND t.league IS NOT DISTINCT FROM s.league
+                ORDER BY t.league NULLS FIRST, t.system, t.rank, s.seq""",
+            )
+    return marts
