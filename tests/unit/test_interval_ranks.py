@@ -42,6 +42,19 @@ def test_definitions(seed):
     assert np.all(np.diff(got[2]) >= 0)
 
 
+@pytest.mark.parametrize(
+    "lower, upper, tiers",
+    [
+        ([100.0, 90.0, 75.0, 70.0], [120.0, 110.0, 95.0, 80.0], [1, 1, 2, 2]),  # C overlaps B, not the leader A
+        ([10.0, 0.0, -20.0], [20.0, 10.0, -1.0], [1, 1, 2]),  # touching intervals overlap
+        ([9.0, 7.0, 5.0], [10.0, 8.0, 6.0], [1, 2, 3]),
+    ],
+)
+def test_tiers_compare_with_the_first_player_of_the_tier(lower, upper, tiers):
+    rating = (np.array(lower) + np.array(upper)) / 2
+    assert list(interval_ranks(rating, np.array(lower), np.array(upper))[2]) == tiers
+
+
 def test_players_without_interval_or_rating():
     rating = np.array([3.0, 2.0, 1.0, np.nan])
     lower = np.array([np.nan, 1.5, 0.0, np.nan])

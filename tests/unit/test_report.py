@@ -14,33 +14,21 @@ import pytest
 
 import duckrate
 from duckrate.evaluation._replay_frame import PROBABILITY_CLIP
-from duckrate.report import tiers, write_report
-from duckrate.report.html import format_value
+from duckrate.report import write_report
+from duckrate.report.html import format_value, shown_tiers
 from duckrate.report.svg import Series, chart, nice_ticks
 from duckrate.synthetic import generate_matches
 
-# --- tiers ---------------------------------------------------------------------------------------------
+# --- tiers (the rule itself: test_interval_ranks.py) -------------------------------------------------------
 
 
-def test_tiers_compare_with_the_first_player_of_the_tier():
-    # intervals best first: B overlaps A; C overlaps B but not A -> new tier; D overlaps C
-    lower = [100.0, 90.0, 75.0, 70.0]
-    upper = [120.0, 110.0, 95.0, 80.0]
-    assert tiers(lower, upper) == [1, 1, 2, 2]
-
-
-def test_tiers_touching_intervals_overlap_and_gaps_split():
-    assert tiers([10.0, 0.0, -20.0], [20.0, 10.0, -1.0]) == [1, 1, 2]
-
-
-def test_tiers_without_intervals_are_none_and_restart():
-    assert tiers([None, 5.0, None, 5.0], [None, 6.0, None, 6.0]) == [None, 1, None, 2]
-    assert tiers([], []) == []
-    assert tiers([float("nan")], [1.0]) == [None]
-
-
-def test_tiers_each_separate_player_is_a_tier():
-    assert tiers([9.0, 7.0, 5.0], [10.0, 8.0, 6.0]) == [1, 2, 3]
+def test_the_page_shows_the_marts_tiers_only_where_there_is_an_interval():
+    rows = [
+        {"lower": 100.0, "upper": 120.0, "tier": 1},
+        {"lower": None, "upper": None, "tier": 2},  # a system without an sd: equal ratings only
+        {"lower": 75.0, "upper": 95.0, "tier": 3},
+    ]
+    assert shown_tiers(rows) == [1, None, 3]
 
 
 # --- loss_by_gap against a naive computation ---------------------------------------------------------

@@ -10,9 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from .html import page
-from .tables import read_marts, tiers
+from .tables import read_marts
 
-__all__ = ["page", "read_marts", "tiers", "write_report"]
+__all__ = ["page", "read_marts", "write_report"]
 
 
 def write_report(warehouse: Path, out: Path) -> Path:

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable
 from html import escape
 
 from .svg import PALETTE, Series, chart
-from .tables import TOP_ROWS, TRAJECTORY_PLAYERS, tiers
+from .tables import TOP_ROWS, TRAJECTORY_PLAYERS
 
 #: Display format of each column (default: 4 decimals for floats, the integer for integers).
 FORMATS: dict[str, Callable[[float], str]] = {
@@ -164,16 +164,22 @@ def _colors(systems: Iterable[str]) -> dict[str, str]:
     return {system: PALETTE[index % len(PALETTE)] for index, system in enumerate(sorted(systems))}
 
 
+def shown_tiers(rows: list[dict]) -> list[int | None]:
+    """The marts' ``tier`` of each row, None where the player has no interval (a system without an sd, whose
+    tiers would only say which ratings are equal)."""
+    return [row.get("tier") if row.get("lower") is not None and row.get("upper") is not None else None for row in rows]
+
+
 def leaderboard_section(league, marts) -> str:
     parts = []
     for mart, by in (("leaderboard", "system"), ("contest_leaderboard", "system")):
         rows = [r for r in marts.get(mart, []) if r["league"] == league]
         for system, group in _group(rows, by).items():
-            tier = tiers([r["lower"] for r in group], [r["upper"] for r in group])
+            tier = shown_tiers(group)
             parts.append(f"<div><h4>{escape(system)}</h4>{table(mart, group, COLUMNS[mart], {'tier': tier})}</div>")
     bt = [r for r in marts.get("bt_ratings", []) if r["league"] == league]
     if bt:
-        tier = tiers([r["lower"] for r in bt], [r["upper"] for r in bt])
+        tier = shown_tiers(bt)
         parts.append(
             f"<div><h4>Bradley-Terry fit</h4>{table('bt_ratings', bt, COLUMNS['bt_ratings'], {'tier': tier})}</div>"
         )
@@ -182,9 +188,10 @@ def leaderboard_section(league, marts) -> str:
     return (
         "<h3>Leaderboard</h3>"
         f'<p class="note">The top {TOP_ROWS} players per system with their 95% intervals (rating ± 1.96 sd; '
-        "the Bradley-Terry fit's own interval). Tier: players are taken best first; the first player opens tier 1, "
-        "and each next player stays in the current tier while their interval overlaps the interval of the "
-        "tier's first player, otherwise they open the next tier. Systems without an sd (Elo, ...) have no tiers.</p>"
+        "the Bradley-Terry fit's own interval). Tier (the marts' column): players are taken best first; the first "
+        "player opens tier 1, and each next player stays in the current tier while their interval overlaps the "
+        "interval of the tier's first player, otherwise they open the next tier. Systems without an sd (Elo, ...) "
+        "show no tiers.</p>"
         f'<div class="grid">{"".join(parts)}</div>'
     )
 

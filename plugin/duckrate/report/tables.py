@@ -1,9 +1,8 @@
 """What the report reads: the warehouse's marts, through a read-only DuckDB connection (no duckrate functions
-needed: the marts are plain tables), and the tier rule of the leaderboard. Only tables that exist are read."""
+needed: the marts are plain tables). Only tables that exist are read."""
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 #: The marts the report shows, in the order of its sections (each read only when the warehouse holds it).
@@ -24,27 +23,6 @@ MARTS = (
 TOP_ROWS = 20
 #: Players whose rating trajectory is drawn, per league and system.
 TRAJECTORY_PLAYERS = 5
-
-
-def tiers(lower: list[float | None], upper: list[float | None]) -> list[int | None]:
-    """Tiers of players listed best first, from their intervals ``[lower, upper]``: the first player opens
-    tier 1; each next player joins the current tier when their interval overlaps the interval of the tier's
-    *first* player (``upper >= first.lower``), else opens the next tier. Comparing with the tier's first
-    player, not the previous one, keeps a tier from chaining down a long list of neighbours. A player without
-    an interval (no sd) gets no tier (None), and the next player with one opens a new tier."""
-    result: list[int | None] = []
-    tier = 0
-    head_lower: float | None = None
-    for low, high in zip(lower, upper):
-        if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
-            result.append(None)
-            head_lower = None
-            continue
-        if head_lower is None or high < head_lower:
-            tier += 1
-            head_lower = low
-        result.append(tier)
-    return result
 
 
 def _rows(con, sql: str, parameters: list | None = None) -> list[dict]:
