@@ -1,10 +1,10 @@
 # Two commands on a fresh machine:  make demo  (build the demo warehouse and its report, demo/report.html)  and
-# make test  (every test; the report's browser test needs Debian's chromium and chromium-driver, see .ci/run).
+# make test  (every test; it installs Debian's chromium and chromium-driver for the report's browser test when missing).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench clean browser
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -17,7 +17,15 @@ demo: $(VENV)/.installed
 	$(PY) -m duckrate.cli demo
 
 # Test modules run on every core (pytest-xdist), each module's tests in one worker (they share fixtures).
-test: $(VENV)/.installed
+# The report's browser test drives Debian's headless Chromium: installed with apt-get when missing (as root, or
+# through sudo).
+browser:
+	@if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then \
+	  if [ "$$(id -u)" = 0 ]; then run=; else run=sudo; fi; \
+	  $$run apt-get update && DEBIAN_FRONTEND=noninteractive $$run apt-get install -y --no-install-recommends chromium chromium-driver; \
+	fi
+
+test: $(VENV)/.installed browser
 	$(PY) -m pytest -q -n auto --dist loadfile
 
 lint: $(VENV)/.installed
