@@ -39,7 +39,7 @@ from ..errors import DuckrateInputError
 from ..parameters import Parameter, positive
 from .contest_state import ContestStart
 from .contest_system import INITIAL, ContestSystem, run_fixed_kernel
-from .logistic_sums import EXACT_BELOW, SERIES_TOLERANCE, exact_sums, fit_logistic_sums, logistic_sum_at
+from .logistic_sums import SERIES_TOLERANCE, contest_sums_fit, exact_sums, logistic_sum_at
 from .numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER, safeguarded_step
 from .standings import largest_contest, record_contest, tie_ranges
 
@@ -89,10 +89,7 @@ def _reference_contest(mu, first_place, last_place, sigma, weight, out_perf, out
     dbar = np.full(n, dbar_value)
     w = 1.0 / dbar_value  # TANH_MULTIPLIER / σ
     total = n * w  # G + H
-    exact = n < EXACT_BELOW
-    ok, fit = fit_logistic_sums(mu, dbar, LEVEL_SCALE, SERIES_TOLERANCE)
-    if not ok:
-        exact = True
+    exact, fit = contest_sums_fit(mu, dbar, LEVEL_SCALE, SERIES_TOLERANCE)
     low = fit[0]
     high = fit[2]
     if exact:

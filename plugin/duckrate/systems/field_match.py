@@ -14,7 +14,7 @@ import numpy as np
 
 from .._numba import kernel, parallel_kernel
 from ..parameters import Parameter, nonnegative, positive
-from .logistic_sums import EXACT_BELOW, SERIES_TOLERANCE, exact_sums, fit_logistic_sums, logistic_sum_at
+from .logistic_sums import SERIES_TOLERANCE, contest_sums_fit, exact_sums, logistic_sum_at
 from .numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER
 from .standings import largest_contest, record_contest, tie_ranges
 
@@ -31,7 +31,7 @@ def glicko_field_update(mu, sig, first_place, last_place, sig_perf, out_mu, out_
     """Glicko's field update. ``Σ_j g_j P_ij`` is one shared function of μ_i: with δ̄_j = sqrt(σ_j² + σ_p²)/q',
     q' = π/√3, ``g_j = σ_p/(q' δ̄_j)`` and ``P_ij = F_j(μ_i)``, so the sum is ``σ_p/q' · G(μ_i)`` with G of
     :mod:`.logistic_sums`, fitted once per contest (exactly below ``EXACT_BELOW`` participants or when no fit
-    meets the tolerance); ``Σ_j g_j s_ij`` comes from sums of g over the places behind and tied (participants
+    meets the tolerance: :func:`.logistic_sums.contest_sums_fit`); ``Σ_j g_j s_ij`` comes from sums of g over the places behind and tied (participants
     in rank order). O(n·m) per contest instead of O(n²)."""
     n = mu.shape[0]
     q = TANH_MULTIPLIER / sig_perf
@@ -44,12 +44,11 @@ def glicko_field_update(mu, sig, first_place, last_place, sig_perf, out_mu, out_
     for j in range(n - 1, -1, -1):
         behind[j] = behind[j + 1] + g[j]
     total = behind[0]
-    ok, fit = fit_logistic_sums(mu, dbar, LEVEL_SCALE, SERIES_TOLERANCE)
-    exact = n < EXACT_BELOW or not ok
+    exact, fit = contest_sums_fit(mu, dbar, LEVEL_SCALE, SERIES_TOLERANCE)
     to_g = sig_perf / TANH_MULTIPLIER  # G and H in units of Σ g
     for i in range(n):
-        ahead_of = behind[int(last_place[i]) + 1]  # s_ij = 1
-        tied = behind[int(first_place[i])] - ahead_of  # s_ij = ½ (i included)
+        ahead_of = behind[last_place[i] + 1]  # s_ij = 1
+        tied = behind[first_place[i]] - ahead_of  # s_ij = ½ (i included)
         if exact:
             lower_sum, upper_sum = exact_sums(mu[i], mu, dbar)
             update = ahead_of + 0.5 * tied - to_g * lower_sum
@@ -105,8 +104,8 @@ def bar_field_update(mu, sig, first_place, last_place, sig_perf_sq, kappa, out_m
             inverse_scale = np.empty(n)
             for j in range(n):
                 inverse_scale[j] = 1.0 / math.sqrt(old_sq + spread[j])
-        first = int(first_place[i])
-        stop = int(last_place[i]) + 1
+        first = first_place[i]
+        stop = last_place[i] + 1
         update = _bar_sum(mu[i], inverse_scale, mu, 0, first, 0.0)
         update += _bar_sum(mu[i], inverse_scale, mu, first, stop, 0.5)
         update += _bar_sum(mu[i], inverse_scale, mu, stop, n, 1.0)
@@ -127,8 +126,8 @@ def field_match_kernel(contests, players, settings, outputs):
     largest = largest_contest(contest_start)
     mu = np.empty(largest)
     sig = np.empty(largest)
-    first_place = np.empty(largest)
-    last_place = np.empty(largest)
+    first_place = np.empty(largest, dtype=np.int64)
+    last_place = np.empty(largest, dtype=np.int64)
     no_performance = np.full(largest, np.nan)
     new_mu = np.empty(largest)
     new_sig = np.empty(largest)

@@ -165,3 +165,15 @@ def logistic_sum_at(fit, x):
     t = (2.0 * x - middle - b) / (b - middle)
     value = math.exp(chebyshev_value(upper_series, t))
     return False, value, value * chebyshev_value(upper_slope, t) * upper_scale
+
+
+@kernel
+def contest_sums_fit(mu, dbar, level_scale, tolerance):
+    """``(exact, fit)`` for a contest's shared sums: the fit of :func:`fit_logistic_sums`, or ``exact`` True
+    (the fit then a placeholder nobody reads) when the contest has fewer than ``EXACT_BELOW`` participants
+    (no fit is computed: it would cost more than the exact sums) or no series meets ``tolerance``."""
+    if mu.shape[0] < EXACT_BELOW:
+        none = np.zeros(1)
+        return True, (0.0, 0.0, 0.0, none, none, none, none, 0.0, 0.0)
+    ok, fit = fit_logistic_sums(mu, dbar, level_scale, tolerance)
+    return not ok, fit

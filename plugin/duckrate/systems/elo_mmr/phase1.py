@@ -25,7 +25,7 @@ from ..logistic_sums import logistic_cdf_pair
 from ..numerics import normal_hazard, safeguarded_step
 from .gaussian_series import empty_series, q_from_series
 
-BRACKET_STEPS = 60.0  # subsampled solves: the bracket reaches this many widest scales past the extreme ratings
+BRACKET_STEPS = 60.0  # every root lies within this many widest scales past the extreme ratings (Newton's bracket)
 
 
 @kernel
