@@ -435,3 +435,31 @@ def reject_weights(columns: dict, prepared: PreparedMatches, table: str, system:
             f"{table}: column 'weight' has {float(weight[row])!r} at {row_key_text(columns, row)}; "
             f"{system} has no match weights; expected 1 or NULL (or drop the weight column)"
         )
+
+
+def _named_column(columns: dict, table: str, name: str, role: str) -> pa.Array:
+    if is_absent(columns, name):
+        raise DuckrateInputError(f"{table}: no column '{name}' (named as {role}); expected a column of the table")
+    return single_chunk(columns[name])
+
+
+def covariate_column(columns: dict, table: str, name: str) -> np.ndarray:
+    """Column ``name`` as float64 (input row order), checked: a number type, every value finite and not
+    NULL (the error names the row's key and the value)."""
+    array = _named_column(columns, table, name, "a covariate")
+    if array.null_count:
+        _fail(columns, table, name, _first_null(array), None, "a finite number (a covariate)")
+    values = _as_float64({name: array}, table, name)
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        _fail(columns, table, name, int(bad[0]), float(values[bad[0]]), "a finite number (a covariate)")
+    return values
+
+
+def cluster_codes(columns: dict, table: str, name: str) -> np.ndarray:
+    """Column ``name`` as int64 codes, equal values equal codes (any type; NULL is an error)."""
+    array = _named_column(columns, table, name, "the cluster")
+    if array.null_count:
+        _fail(columns, table, name, _first_null(array), None, "a cluster key (stage NULLs as a value of their own)")
+    codes, _ = encode_column(array)
+    return codes

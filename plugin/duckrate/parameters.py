@@ -33,8 +33,9 @@ class Parameter:
     """A named parameter: its default (None = NULL), what is expected, and a validity check.
 
     A number by default (passed on as a float, or an int when ``integer``); with ``choices``, one of those
-    strings (matched case-insensitively, passed in lower case); a ``boolean`` (NULL means the default); or
-    ``text`` (any string, e.g. a player's name).
+    strings (matched case-insensitively, passed in lower case); a ``boolean`` (NULL means the default);
+    ``text`` (any string, e.g. a player's name); or ``names`` (a list of distinct non-empty strings, e.g.
+    column names, passed on as a tuple; NULL and ``[]`` mean none; one string is a list of one).
     """
 
     name: str
@@ -46,13 +47,14 @@ class Parameter:
     integer: bool = False
     boolean: bool = False
     text: bool = False
+    names: bool = False
 
     @property
     def sql_default(self) -> str:
         """The default as a SQL literal, for a macro's ``name := default``."""
         value = self.default
         if value is None:
-            return "NULL::VARCHAR" if self.text else "NULL"
+            return "NULL::VARCHAR[]" if self.names else "NULL::VARCHAR" if self.text else "NULL"
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):
@@ -64,6 +66,8 @@ class Parameter:
     def check(self, owner: str, value):
         """``value`` (None = NULL) checked against this declaration and converted; raises
         :class:`DuckrateInputError` naming ``owner``."""
+        if self.names:
+            return self._check_names(owner, value)
         if value is None:
             if self.boolean:
                 return self.default
@@ -89,6 +93,21 @@ class Parameter:
             shown = given_value if isinstance(given_value, (int, np.integer)) else value
             raise DuckrateInputError(f"{owner}: parameter {self.name} = {shown!r}; expected {self.expected}")
         return int(value) if self.integer else value
+
+    def _check_names(self, owner: str, value) -> tuple[str, ...]:
+        if value is None:
+            return ()
+        items = [value] if isinstance(value, str) else value
+        if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) and item for item in items):
+            raise DuckrateInputError(f"{owner}: parameter {self.name} = {value!r}; expected {self.expected}")
+        seen = set()
+        for item in items:
+            if item in seen:
+                raise DuckrateInputError(
+                    f"{owner}: parameter {self.name} names {item!r} twice; expected {self.expected}"
+                )
+            seen.add(item)
+        return tuple(items)
 
 
 def resolve_parameters(owner: str, parameters: tuple[Parameter, ...], given: dict) -> dict:

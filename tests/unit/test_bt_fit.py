@@ -408,6 +408,10 @@ def test_defaults_are_pinned():
         "seed": 0,
         "tol": 1e-9,
         "max_iter": None,
+        "covariates": None,
+        "cluster": None,
+        "reweight": "none",
+        "min_pair_count": 50,
     }
 
 
@@ -431,6 +435,7 @@ def test_output_columns_and_the_uncertainty_choice(games):
         "rank_lower",
         "tier",
         "component",
+        "kind",
     ]
     assert fit.height == 40 and (fit["uncertainty"] == "hessian").all() and fit["converged"].all()
     assert fit["games"].sum() == 2 * games.height

@@ -50,7 +50,8 @@ def macro_sql() -> str:
     """``CREATE TEMP MACRO bt_fit(tbl, <params>, priors := <empty view>) AS TABLE ...``."""
     params = ", ".join(f"{name} := {default}" for name, default in PARAMETERS)
     args = ", ".join(name for name, _ in PARAMETERS)
-    parts = {"input": packed_matches_sql(key=None), "priors": PRIORS_SOURCE}
+    named = "list_concat(covariates, [cluster])"  # the row-level options' columns, passed as they are
+    parts = {"input": packed_matches_sql(key=None, named_columns=named), "priors": PRIORS_SOURCE}
     return f"""
 CREATE OR REPLACE TEMP MACRO bt_fit(tbl, {params}, priors := '{EMPTY_PRIORS_VIEW}') AS TABLE
 WITH {collected_ctes(parts)}, {names_ctes()}

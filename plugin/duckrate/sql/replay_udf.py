@@ -31,8 +31,16 @@ from .bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
 
 # Columns packed for the UDF, as they exist in the user's table (absent optional ones are simply left
 # out, which keeps the packed list narrow); players and league travel as 64-bit hash keys.
-PACKED_COLUMNS = r"'(?i)^(match_id|played_at|score_a|weight|period)$'"
-KEYED_COLUMNS = r"'(?i)^(player_a|player_b|league)$'"
+PACKED_NAMES = ("match_id", "played_at", "score_a", "weight", "period")  # passed as they are
+KEYED_NAMES = ("player_a", "player_b", "league")  # passed as 64-bit hash keys
+
+
+def _names_pattern(names) -> str:
+    return "'(?i)^(" + "|".join(names) + ")$'"
+
+
+PACKED_COLUMNS = _names_pattern(PACKED_NAMES)
+KEYED_COLUMNS = _names_pattern(KEYED_NAMES)
 PRIOR_FIELDS = ("player", "rating", "sd", "volatility", "league")
 ROW_KEY = "hash(s.match_id)"  # a match's key in the packed list and in the fetch (s: the source row)
 
@@ -302,14 +310,28 @@ def resume_reasons(call, check: Callable[[int, dict, dict], str | None]) -> pa.A
     return pa.array(reasons, pa.string())
 
 
-def packed_matches_sql(key: str | None = ROW_KEY) -> str:
+#: A column every packed relation can hold, so that a ``COLUMNS`` filter over the user's own column names
+#: (``named_columns``) never selects nothing (DuckDB refuses an empty star expression); the UDFs ignore it.
+PLACEHOLDER_COLUMN = "duckrate_placeholder"
+
+
+def packed_matches_sql(key: str | None = ROW_KEY, named_columns: str | None = None) -> str:
     """The rows a match macro collects: the columns the table has among ``PACKED_COLUMNS``, players and
     league as 64-bit hash keys (the names travel once each, in ``player_names`` / ``league_names``), and,
-    with ``key``, each row's key for the bridge's fetch as ``duckrate_key``."""
+    with ``key``, each row's key for the bridge's fetch as ``duckrate_key``. ``named_columns`` is a SQL list
+    of more column names to pass as they are (e.g. a macro's ``covariates`` parameter): those the table has
+    and that are not packed already."""
     keyed = f", {key} AS {KEY_FIELD}" if key else ""
+    named, placeholder = "", ""
+    if named_columns is not None:
+        named = (
+            f",\n                 COLUMNS(lambda c: c = '{PLACEHOLDER_COLUMN}' OR (list_contains({named_columns}, c)"
+            f" AND NOT regexp_matches(c, {_names_pattern(PACKED_NAMES + KEYED_NAMES)})))"
+        )
+        placeholder = f"(SELECT NULL AS {PLACEHOLDER_COLUMN} WHERE false) UNION ALL BY NAME "
     return f"""(SELECT COLUMNS({PACKED_COLUMNS}),
-                 if(COLUMNS({KEYED_COLUMNS}) IS NULL, NULL, hash(COLUMNS({KEYED_COLUMNS}))){keyed}
-          FROM (({MISSING_PASSTHROUGH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS s)"""
+                 if(COLUMNS({KEYED_COLUMNS}) IS NULL, NULL, hash(COLUMNS({KEYED_COLUMNS}))){keyed}{named}
+          FROM ({placeholder}({MISSING_PASSTHROUGH_COLUMNS}) UNION ALL BY NAME (SELECT * FROM query_table(tbl))) AS s)"""
 
 
 def names_ctes() -> str:

@@ -16,7 +16,6 @@ at gradient norm ``tol`` (natural units). Uncertainty: :mod:`._bt_uncertainty`.
 from __future__ import annotations
 
 import math
-import zlib
 
 import numpy as np
 import polars as pl
@@ -27,23 +26,21 @@ from scipy.sparse.csgraph import connected_components
 
 from ...errors import DuckrateInputError
 from ...evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
-from ...matches import PreparedMatches, columns_from_polars, prepare_matches
+from ...matches import (
+    OPTIONAL_COLUMNS,
+    REQUIRED_COLUMNS,
+    PreparedMatches,
+    cluster_codes,
+    columns_from_polars,
+    covariate_column,
+    prepare_matches,
+)
 from ...parameters import Parameter, Signature
 from ...priors import check_positive_priors, initial_states, prior_columns
 from ..league_games import league_rows, name_ordered_codes
-from .existence import describe
-from .model import evaluate
+from .league import LeagueData, fit_league
 from .pairs import Pairs, pairs_from_rows
-from .solve import NoFiniteOptimum, fit_pairs
-from .uncertainty import (
-    HESSIAN_HARD_LIMIT,
-    HESSIAN_MAX_PLAYERS,
-    Z_95,
-    bootstrap_replicates,
-    bootstrap_summary,
-    hessian_variances,
-    sparse_variances,
-)
+from .reweight import inverse_pair_frequency
 
 NATURAL_PER_POINT = math.log(10.0) / 400.0  # θ per rating point
 POINTS_PER_NATURAL = 400.0 / math.log(10.0)
@@ -67,8 +64,8 @@ BT_FIT = Signature(
         Parameter(
             "uncertainty",
             "auto",
-            "'auto', 'hessian', 'sparse', 'bootstrap' or 'none'",
-            choices=("auto", "hessian", "sparse", "bootstrap", "none"),
+            "'auto', 'hessian', 'sparse', 'sandwich', 'bootstrap' or 'none'",
+            choices=("auto", "hessian", "sparse", "sandwich", "bootstrap", "none"),
         ),
         Parameter(
             "resamples",
@@ -85,6 +82,26 @@ BT_FIT = Signature(
             "an integer >= 1, or NULL for the method's default (newton 100, mm 100000)",
             lambda v: math.isfinite(v) and v >= 1,
             nullable=True,
+            integer=True,
+        ),
+        Parameter(
+            "covariates",
+            None,
+            "a list of numeric columns of the matches table (e.g. ['len_diff']), or NULL",
+            names=True,
+        ),
+        Parameter("cluster", None, "a column name (VARCHAR) or NULL", nullable=True, text=True),
+        Parameter(
+            "reweight",
+            "none",
+            "'none' or 'inverse_pair_frequency'",
+            choices=("none", "inverse_pair_frequency"),
+        ),
+        Parameter(
+            "min_pair_count",
+            50,
+            "an integer >= 1 (the floor of a pair's count when reweighting)",
+            lambda v: math.isfinite(v) and v >= 1,
             integer=True,
         ),
     ),
@@ -110,6 +127,7 @@ OUTPUT_SCHEMA = pa.schema(
         ("rank_lower", pa.int64()),
         ("tier", pa.int64()),
         ("component", pa.int64()),
+        ("kind", pa.string()),
     ]
 )
 
@@ -163,153 +181,77 @@ def _prior_arrays(prepared: PreparedMatches, priors, prior_sd: float | None):
     return 1.0 / (sigma * sigma), mu
 
 
-def _league_seed(seed: int, league_name) -> np.random.Generator:
-    tag = zlib.crc32(("" if league_name is None else "L:" + str(league_name)).encode("utf-8"))
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence([seed, tag])))
-
-
-def _fit_league(pairs: Pairs, precision, mu, params, anchor, league_name, name_of) -> dict:
-    """Fit one league; returns its reported arrays (natural-unit θ shifted to the reporting convention)."""
-    where = "bt_fit" if league_name is None else f"bt_fit, league {league_name!r}"
-    use_alpha = params["home_advantage"]
-    tol = params["tol"]
-    try:
-        solution = fit_pairs(pairs, precision, mu, use_alpha, params["method"], tol, params["max_iter"])
-    except NoFiniteOptimum as failure:
-        if failure.existence is not None:
-            raise DuckrateInputError(describe(failure.existence, name_of, where)) from None
-        suggestion = (
-            "fit without home_advantage"
-            if "side A" in failure.reason
-            else "set prior_sd (e.g. prior_sd := 300) for a MAP fit"
-        )
-        raise DuckrateInputError(f"{where}: no finite fit: {failure.reason}; {suggestion}") from None
-    n = pairs.n_players
-    shift = 0.0
-    if anchor is not None:
-        shift = (params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - solution.theta[anchor]
-
-    def normalise(theta):
-        theta = theta - theta.mean() if not params["with_priors"] else theta
-        return (
-            theta + ((params["anchor_rating"] - BASE_RATING) * NATURAL_PER_POINT - theta[anchor])
-            if anchor is not None
-            else theta
-        )
-
-    theta = solution.theta + shift
-    sd = lower = upper = np.full(n, np.nan)
-    kind = params["uncertainty"]
-    if kind == "auto":
-        kind = "hessian" if n <= HESSIAN_MAX_PLAYERS else "sparse"
-    used = None
-    if kind in ("hessian", "sparse"):
-        if kind == "hessian" and n > HESSIAN_HARD_LIMIT:
+def _check_row_options(params: dict, columns: dict) -> None:
+    """The row-level options make sense together: covariates are not canonical columns, and a cluster
+    only matters to the sandwich."""
+    canonical = set(REQUIRED_COLUMNS) | set(OPTIONAL_COLUMNS)
+    for name in params["covariates"]:
+        if name in canonical:
             raise DuckrateInputError(
-                f"{where}: uncertainty := 'hessian' with {n} players needs a dense {n}x{n} inverse; "
-                f"the limit is {HESSIAN_HARD_LIMIT} players: use 'sparse', 'bootstrap' or 'none'"
+                f"bt_fit: covariates names '{name}', a column bt_fit already reads; expected other columns "
+                "(e.g. home_advantage := true for a side-A effect, weight for game weights)"
             )
-        grad, curvature, diagonal = np.empty(n + 1), np.empty(pairs.n_pairs), np.empty(n + 1)
-        evaluate(
-            pairs.a,
-            pairs.b,
-            pairs.wins,
-            pairs.losses,
-            solution.theta,
-            solution.alpha,
-            mu,
-            precision,
-            grad,
-            curvature,
-            diagonal,
+    if params["cluster"] is not None and params["uncertainty"] != "sandwich":
+        raise DuckrateInputError(
+            f"bt_fit: cluster := {params['cluster']!r} needs uncertainty := 'sandwich' "
+            f"(got uncertainty := {params['uncertainty']!r}); expected both or neither"
         )
-        centred = anchor is None and not params["with_priors"]  # MLE and ridge report θ mean-zero
-        if kind == "hessian":
-            variance, _ = hessian_variances(pairs, curvature, precision, use_alpha, anchor, centred)
-        else:
-            variance = sparse_variances(pairs, curvature, diagonal, precision, use_alpha, anchor, centred)
-            if variance is None:  # belief propagation diverged: too little information around some player
-                kind = "bootstrap"
-        if variance is not None:
-            sd = np.sqrt(np.maximum(variance, 0.0))
-            lower, upper = theta - Z_95 * sd, theta + Z_95 * sd
-    if kind == "bootstrap":
-        refit_tol = max(tol, 1e-7)
+    if params["covariates"] and params["method"] == "mm":
+        raise DuckrateInputError("bt_fit: covariates are fitted by Newton's method; expected method := 'newton'")
 
-        def refit(sample):
-            return fit_pairs(
-                sample, precision, mu, use_alpha, "newton", refit_tol, None, solution.theta, solution.alpha
-            )
 
-        refit.needs_existence = not np.any(precision > 0)
-        try:
-            replicates, _, used = bootstrap_replicates(
-                pairs, refit, normalise, params["resamples"], _league_seed(params["seed"], league_name)
-            )
-        except NoFiniteOptimum:
-            replicates, used = np.empty((0, n)), 0
-        sd, lower, upper = bootstrap_summary(replicates)
-    return {
-        "theta": theta,
-        "sd": sd,
-        "lower": lower,
-        "upper": upper,
-        "solution": solution,
-        "uncertainty": kind,
-        "resamples": used,
-        "alpha": solution.alpha if use_alpha else None,
-    }
+def _league_data(prepared, games, local, slots, params, features_all, cluster_all, precision_all, mu_all):
+    code_a, code_b = local[prepared.state_a[games]], local[prepared.state_b[games]]
+    weighted = prepared.weight.shape[0] == prepared.n_rows
+    weight = prepared.weight[games] if weighted else None
+    if params["reweight"] == "inverse_pair_frequency":
+        factor = inverse_pair_frequency(code_a, code_b, slots.size, params["min_pair_count"])
+        weight = factor if weight is None else weight * factor
+    pairs = pairs_from_rows(code_a, code_b, prepared.score[games], weight, slots.size)
+    features = None
+    if features_all is not None:
+        features = np.ascontiguousarray(features_all[games])
+    cluster = None if cluster_all is None else cluster_all[games]
+    return LeagueData(pairs, precision_all[slots], mu_all[slots], features, cluster)
 
 
 def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = "matches") -> pa.Table:
     """``bt_fit`` over Arrow columns (the Python API and the SQL UDF both land here): one row per
-    (league, player), in the order of :data:`OUTPUT_SCHEMA`, sorted by league and rating (descending)."""
+    (league, player), then with covariates one row per (league, covariate), in the order of
+    :data:`OUTPUT_SCHEMA`, sorted by league, kind and rating (descending)."""
     params = resolve_parameters(given)
+    _check_row_options(params, columns)
     prepared = prepare_matches(columns, table)
     priors = prior_columns(priors)
     precision_all, mu_all = _prior_arrays(prepared, priors, params["prior_sd"])
     params["with_priors"] = priors is not None and len(priors.get("player", [])) > 0
+    params["natural_per_point"] = NATURAL_PER_POINT
     if params["anchor_player"] is not None and params["with_priors"]:
         raise DuckrateInputError("bt_fit: give either priors (which fix the rating scale) or anchor_player, not both")
+    covariates = params["covariates"]
+    features_all = None
+    if covariates:
+        stacked = [covariate_column(columns, table, name) for name in covariates]
+        if params["home_advantage"]:
+            stacked.insert(0, np.ones(prepared.n_rows))
+        features_all = np.column_stack(stacked)
+    cluster_all = None if params["cluster"] is None else cluster_codes(columns, table, params["cluster"])
     local, members = name_ordered_codes(prepared)
     rows = league_rows(prepared)
-    weighted = prepared.weight.shape[0] == prepared.n_rows
     anchor_code = None
     if params["anchor_player"] is not None:
         found = pc.index(prepared.players, params["anchor_player"]).as_py()
         anchor_code = found if found >= 0 else None
-    out = {
-        name: []
-        for name in (
-            "league",
-            "player",
-            "rating",
-            "sd",
-            "lower",
-            "upper",
-            "games",
-            "method",
-            "converged",
-            "iterations",
-            "home_advantage",
-            "uncertainty",
-            "resamples",
-            "component",
-        )
-    }
+    player_part = {name: [] for name in OUTPUT_SCHEMA.names if name not in INTERVAL_RANK_COLUMNS}
+    covariate_part = {name: [] for name in player_part}
     player_names = prepared.players.cast(pa.string())
     for league in range(prepared.n_leagues):
         slots = members[league]
         if slots.size == 0:
             continue
         league_name = prepared.league_names[league]
-        games = rows[league]
-        pairs = pairs_from_rows(
-            local[prepared.state_a[games]],
-            local[prepared.state_b[games]],
-            prepared.score[games],
-            prepared.weight[games] if weighted else None,
-            slots.size,
+        data = _league_data(
+            prepared, rows[league], local, slots, params, features_all, cluster_all, precision_all, mu_all
         )
         anchor = None
         if params["anchor_player"] is not None:
@@ -324,52 +266,82 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
                 )
             anchor = int(hit[0])
         player_codes = prepared.state_player[slots]
-        fit = _fit_league(
-            pairs,
-            precision_all[slots],
-            mu_all[slots],
+        fit = fit_league(
+            data,
             params,
             anchor,
             league_name,
             lambda code, codes=player_codes: player_names[int(codes[code])].as_py(),
         )
-        n = slots.size
-        solution = fit["solution"]
-        out["league"].append(pa.array([league_name] * n, pa.string()))
-        out["player"].append(player_names.take(pa.array(player_codes)))
-        out["rating"].append(BASE_RATING + POINTS_PER_NATURAL * fit["theta"])
-        for name in ("sd", "lower", "upper"):
-            values = fit[name] * POINTS_PER_NATURAL + (BASE_RATING if name != "sd" else 0.0)
-            out[name].append(pa.array(values, pa.float64(), from_pandas=True))  # NaN -> NULL
-        out["games"].append(pairs.games)
-        out["method"].append(pa.array([solution.method] * n, pa.string()))
-        out["converged"].append(np.full(n, solution.converged))
-        out["iterations"].append(np.full(n, solution.iterations, dtype=np.int64))
-        alpha = fit["alpha"]
-        out["home_advantage"].append(
-            pa.array([None if alpha is None else alpha * POINTS_PER_NATURAL] * n, pa.float64())
+        shared = {
+            "method": fit.solution.method,
+            "converged": fit.solution.converged,
+            "iterations": fit.solution.iterations,
+            "home_advantage": None if fit.alpha is None else fit.alpha * POINTS_PER_NATURAL,
+            "uncertainty": fit.uncertainty,
+            "resamples": fit.resamples,
+        }
+        _append(
+            player_part,
+            league_name,
+            player_names.take(pa.array(player_codes)),
+            (fit.theta, fit.sd, fit.lower, fit.upper),
+            data.pairs.games,
+            shared,
+            comparison_components(data.pairs),
+            "player",
         )
-        out["uncertainty"].append(pa.array([fit["uncertainty"]] * n, pa.string()))
-        out["resamples"].append(pa.array([fit["resamples"]] * n, pa.int64()))
-        out["component"].append(comparison_components(pairs))
-    arrays = []
-    for field in OUTPUT_SCHEMA:
-        if field.name in INTERVAL_RANK_COLUMNS:
-            continue  # from the sorted table below
-        parts = [
-            pa.array(part, field.type) if not isinstance(part, pa.Array) else part.cast(field.type)
-            for part in out[field.name]
-        ]
-        arrays.append(pa.concat_arrays(parts) if parts else pa.array([], field.type))
-    fitted = pa.schema(
-        [field for field in OUTPUT_SCHEMA if field.name not in INTERVAL_RANK_COLUMNS and field.name != "component"]
-        + [OUTPUT_SCHEMA.field("component")]
-    )
-    result = pl.from_arrow(pa.Table.from_arrays(arrays, schema=fitted))
-    result = result.sort(["league", "rating", "player"], descending=[False, True, False], nulls_last=True)
-    components = numbered_by_first_appearance(result["component"].to_numpy(), result["league"].to_list())
-    result = result.with_columns(pl.Series("component", components))
-    return with_interval_ranks(result, ["league"]).select(OUTPUT_SCHEMA.names).to_arrow().cast(OUTPUT_SCHEMA)
+        if covariates:
+            _append(
+                covariate_part,
+                league_name,
+                pa.array(list(covariates), pa.string()),
+                (fit.coefficients, fit.coefficient_sd, fit.coefficient_lower, fit.coefficient_upper),
+                np.full(len(covariates), data.pairs.row_pair.shape[0], dtype=np.int64),
+                shared,
+                np.full(len(covariates), -1, dtype=np.int64),
+                "covariate",
+                level=0.0,
+            )
+    players = _frame(player_part)
+    players = players.sort(["league", "rating", "player"], descending=[False, True, False], nulls_last=True)
+    components = numbered_by_first_appearance(players["component"].to_numpy(), players["league"].to_list())
+    players = with_interval_ranks(players.with_columns(pl.Series("component", components)), ["league"])
+    result = players.select(OUTPUT_SCHEMA.names)
+    if covariates:
+        coefficient_rows = _frame(covariate_part).with_columns(
+            pl.lit(None, dtype=pl.Int64).alias(name) for name in (*INTERVAL_RANK_COLUMNS, "component")
+        )
+        result = pl.concat([result, coefficient_rows.select(OUTPUT_SCHEMA.names)]).sort(
+            "league", nulls_last=True, maintain_order=True
+        )
+    return result.to_arrow().cast(OUTPUT_SCHEMA)
+
+
+def _append(part, league_name, names, estimates, games, shared, components, kind, level=BASE_RATING):
+    """One league's rows (players or covariates) on the display scale: ``level + points · value``."""
+    count = len(names)
+    part["league"].append(pa.array([league_name] * count, pa.string()))
+    part["player"].append(names)
+    for name, values in zip(("rating", "sd", "lower", "upper"), estimates):
+        shifted = values * POINTS_PER_NATURAL + (level if name != "sd" else 0.0)
+        part[name].append(pa.array(shifted, pa.float64(), from_pandas=True))  # NaN -> NULL
+    part["games"].append(pa.array(games, pa.int64()))
+    for name, value in shared.items():
+        part[name].append(pa.array([value] * count, OUTPUT_SCHEMA.field(name).type))
+    part["component"].append(pa.array(components, pa.int64()))
+    part["kind"].append(pa.array([kind] * count, pa.string()))
+
+
+def _frame(part: dict) -> pl.DataFrame:
+    schema = pa.schema([OUTPUT_SCHEMA.field(name) for name in part])
+    arrays = [
+        pa.concat_arrays([chunk.cast(schema.field(name).type) for chunk in chunks])
+        if chunks
+        else pa.array([], schema.field(name).type)
+        for name, chunks in part.items()
+    ]
+    return pl.from_arrow(pa.Table.from_arrays(arrays, schema=schema))
 
 
 def bt_fit(
@@ -385,6 +357,10 @@ def bt_fit(
     seed: int = 0,
     tol: float = 1e-9,
     max_iter: int | None = None,
+    covariates: list[str] | None = None,
+    cluster: str | None = None,
+    reweight: str = "none",
+    min_pair_count: int = 50,
 ) -> pl.DataFrame:
     """Bradley-Terry fit of every league of a matches table.
 
@@ -401,14 +377,24 @@ def bt_fit(
     anchor_player, anchor_rating : report ratings shifted so this player has this rating (default: mean 1500).
     uncertainty : 'auto' (the dense inverse Hessian up to 1000 players per league, else 'sparse'),
         'hessian' (dense inverse), 'sparse' (the sparse Hessian by Gaussian belief propagation, about
-        the cost of one more fit), 'bootstrap' or 'none'; ``resamples`` and ``seed`` drive the bootstrap.
+        the cost of one more fit), 'sandwich' (the robust H⁻¹JH⁻¹ from the games' score contributions:
+        exact up to 1000 players, above that 'sandwich_sparse'), 'bootstrap' or 'none'; ``resamples``
+        and ``seed`` drive the bootstrap.
     tol : stop when the gradient's Euclidean norm (natural units) is below this; ``max_iter`` caps the
         iterations (``converged`` says whether tol was reached).
+    covariates : numeric columns of ``matches`` entering each game's logit as ``θ_a - θ_b + β·x`` (style
+        control); β is fitted jointly (unpenalised) and reported in rows of ``kind`` 'covariate'
+        (``player`` = the column, ``rating`` = β in rating points per unit, with its sd and interval).
+    cluster : a column of ``matches`` whose equal values form one cluster of the sandwich's middle
+        matrix (e.g. a user or a conversation); needs ``uncertainty='sandwich'``.
+    reweight : 'inverse_pair_frequency' weights each game by ``1 / max(n_pair, min_pair_count)`` (pairs
+        unordered, scaled to mean 1): for data whose pairs were sampled adaptively.
 
     Returns
     -------
     DataFrame, one row per (league, player): ``league, player, rating, sd, lower, upper, games, method,
-    converged, iterations, home_advantage, uncertainty, resamples``.
+    converged, iterations, home_advantage, uncertainty, resamples, rank_upper, rank_lower, tier,
+    component, kind``, then one row per (league, covariate) with ``kind`` 'covariate'.
 
     Raises
     ------
@@ -426,6 +412,10 @@ def bt_fit(
         "seed": seed,
         "tol": tol,
         "max_iter": max_iter,
+        "covariates": covariates,
+        "cluster": cluster,
+        "reweight": reweight,
+        "min_pair_count": min_pair_count,
     }
     table = fit_columns(columns_from_polars(matches), priors, given)
     return pl.from_arrow(table)

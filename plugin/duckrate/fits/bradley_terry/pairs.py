@@ -28,6 +28,7 @@ class Pairs:
     games : int64 array, games (rows) per player, unweighted.
     row_pair : int64 array, the pair of each input row (in the order the rows were given).
     row_wins, row_losses : float64 arrays, each row's weighted contribution (for bootstrap resamples).
+    row_a, row_b : int64 arrays, each row's two players (the row-level fits: covariates, sandwich).
     """
 
     n_players: int
@@ -39,6 +40,8 @@ class Pairs:
     row_pair: np.ndarray
     row_wins: np.ndarray
     row_losses: np.ndarray
+    row_a: np.ndarray
+    row_b: np.ndarray
 
     @property
     def n_pairs(self) -> int:
@@ -122,7 +125,7 @@ def pairs_from_rows(
     a, b, wins, losses, games, row_pair, row_wins, row_losses = _aggregate(
         code_a, code_b, score, weight, int(n_players)
     )
-    return Pairs(int(n_players), a, b, wins, losses, games, row_pair, row_wins, row_losses)
+    return Pairs(int(n_players), a, b, wins, losses, games, row_pair, row_wins, row_losses, code_a, code_b)
 
 
 @kernel
@@ -144,5 +147,15 @@ def resampled(pairs: Pairs, counts: np.ndarray) -> Pairs:
         pairs.row_pair, pairs.row_wins, pairs.row_losses, np.ascontiguousarray(counts, np.int64), pairs.n_pairs
     )
     return Pairs(
-        pairs.n_players, pairs.a, pairs.b, wins, losses, pairs.games, pairs.row_pair, pairs.row_wins, pairs.row_losses
+        pairs.n_players,
+        pairs.a,
+        pairs.b,
+        wins,
+        losses,
+        pairs.games,
+        pairs.row_pair,
+        pairs.row_wins,
+        pairs.row_losses,
+        pairs.row_a,
+        pairs.row_b,
     )

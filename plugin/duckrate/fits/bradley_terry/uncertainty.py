@@ -35,8 +35,8 @@ import numpy as np
 
 from ..._numba import kernel
 from ...progress import Progress
+from .contextual import SOLVE_RTOL, Border, border_solves, solve_theta_block
 from .existence import check_existence
-from .model import center, hessian_times, preconditioned_cg
 from .pairs import Pairs, resampled
 from .propagation import propagated_precisions, undirected_edges
 from .solution import Runaway
@@ -49,9 +49,12 @@ Z_95 = 1.959963984540054
 
 
 @kernel
-def _dense_hessian(a, b, curvature, precision, use_alpha, add_ones):
+def _dense_hessian(a, b, curvature, precision, cross, fisher, add_ones):
+    """The Hessian as a dense (n + k) × (n + k) matrix: L_w + diag(C) bordered by B (``cross``) and F
+    (``fisher``); with ``add_ones``, plus 1/n on every θ entry (u uᵀ, u the unit all-ones vector on θ)."""
     n = precision.shape[0]
-    m = n + 1 if use_alpha else n
+    k = fisher.shape[0]
+    m = n + k
     h = np.zeros((m, m))
     for i in range(n):
         h[i, i] = precision[i]
@@ -63,17 +66,38 @@ def _dense_hessian(a, b, curvature, precision, use_alpha, add_ones):
         h[j, j] += v
         h[i, j] -= v
         h[j, i] -= v
-        if use_alpha:
-            h[n, n] += v
-            h[i, n] += v
-            h[n, i] += v
-            h[j, n] -= v
-            h[n, j] -= v
+    for i in range(n):
+        for c in range(k):
+            h[i, n + c] = cross[i, c]
+            h[n + c, i] = cross[i, c]
+    for c in range(k):
+        for d in range(k):
+            h[n + c, n + d] = fisher[c, d]
     if add_ones:
         for i in range(n):
             for j in range(n):
                 h[i, j] += 1.0 / n
     return h
+
+
+@kernel
+def _pair_border(a, b, curvature, n):
+    cross = np.zeros((n, 1))
+    fisher = np.zeros((1, 1))
+    for p in range(a.shape[0]):
+        cross[a[p], 0] += curvature[p]
+        cross[b[p], 0] -= curvature[p]
+        fisher[0, 0] += curvature[p]
+    return cross, fisher
+
+
+def pair_border(pairs: Pairs, curvature: np.ndarray) -> Border:
+    """The side-A effect α as a one-column :class:`Border` (its covariate is 1 in every game)."""
+    cross, fisher = _pair_border(pairs.a, pairs.b, curvature, pairs.n_players)
+    return Border(cross, fisher)
+
+
+NO_BORDER = Border(np.zeros((0, 0)), np.zeros((0, 0)))
 
 
 @kernel
@@ -103,10 +127,30 @@ def _inverse_factor(h):
     return w
 
 
+def dense_factor(pairs: Pairs, curvature: np.ndarray, precision: np.ndarray, border: Border | None) -> np.ndarray:
+    """``W`` with ``W Wᵀ`` the inverse of the dense Hessian (for the plain MLE, of ``H + u uᵀ``: the
+    pseudo-inverse plus ``u uᵀ``); raises ArithmeticError when it is not positive definite."""
+    border = NO_BORDER if border is None else border
+    n = pairs.n_players
+    cross = border.cross if border.k else np.zeros((n, 0))
+    mle = not np.any(precision > 0.0)
+    h = _dense_hessian(pairs.a, pairs.b, curvature, precision, cross, border.fisher, mle)
+    w = _inverse_factor(h)
+    if w.shape[0] == 0:
+        raise ArithmeticError("the Hessian is not positive definite at the optimum")
+    return w
+
+
 def hessian_variances(
-    pairs: Pairs, curvature: np.ndarray, precision: np.ndarray, use_alpha: bool, anchor: int | None, centred: bool
-) -> tuple[np.ndarray, float]:
-    """Variances of the reported θ (natural units²) and of α from the inverse Hessian at the optimum.
+    pairs: Pairs,
+    curvature: np.ndarray,
+    precision: np.ndarray,
+    border: Border | None,
+    anchor: int | None,
+    centred: bool,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Variances of the reported θ (natural units²) and of the border's coefficients (α or β) from the
+    inverse Hessian at the optimum.
 
     ``curvature`` is the per-pair ``v`` of :func:`._bt_model.evaluate` at the optimum. The reported θ is
     θ_i - θ_anchor (``anchor``), θ_i - mean(θ) (``centred``: MLE, and ridge, whose optimum is mean-zero in
@@ -115,42 +159,24 @@ def hessian_variances(
     """
     n = pairs.n_players
     mle = not np.any(precision > 0.0)
-    h = _dense_hessian(pairs.a, pairs.b, curvature, precision, use_alpha, mle)
-    w = _inverse_factor(h)
-    if w.shape[0] == 0:
-        raise ArithmeticError("the Hessian is not positive definite at the optimum")
+    w = dense_factor(pairs, curvature, precision, border)
     inverse_diag = np.einsum("ij,ij->i", w, w)
     offset = 1.0 / n if mle else 0.0  # the u uᵀ term of the pseudo-inverse
-    alpha_var = float(inverse_diag[n]) if use_alpha else math.nan
+    border_var = inverse_diag[n:].copy()
     if anchor is None and centred:
         total = w[:n].sum(axis=0)  # Σ_j W[j]: (h⁻¹ 1)_i = W[i]·total, 1ᵀh⁻¹1 = ‖total‖²
         var = inverse_diag[:n] - (2.0 / n) * (w[:n] @ total) + float(total @ total) / (n * n)
-        return np.maximum(var, 0.0), alpha_var
+        return np.maximum(var, 0.0), border_var
     if anchor is None:
-        return inverse_diag[:n] - offset, alpha_var
+        return inverse_diag[:n] - offset, border_var
     cross = w[:n] @ w[anchor]  # (h⁻¹)_{i,k}; the 1/n of the pseudo-inverse cancels in the difference
     var = inverse_diag[:n] + inverse_diag[anchor] - 2.0 * cross
     var[anchor] = 0.0
-    return np.maximum(var, 0.0), alpha_var
-
-
-#: Relative residual of the conjugate-gradient solves of :func:`sparse_variances`.
-SOLVE_RTOL = 1e-12
-SOLVE_MAX_ITER = 100_000
+    return np.maximum(var, 0.0), border_var
 
 
 def _solve_theta_block(pairs: Pairs, curvature, precision, diagonal, rhs_theta: np.ndarray, mle: bool) -> np.ndarray:
-    """``x = A⁻¹ r`` for the θ-block A of the Hessian (for the plain MLE, the pseudo-inverse: r sums to
-    zero and x is returned mean-zero)."""
-    n = pairs.n_players
-    rhs = np.zeros(n + 1)
-    rhs[:n] = rhs_theta
-    x = np.empty(n + 1)
-    preconditioned_cg(pairs.a, pairs.b, curvature, precision, diagonal, rhs, False, SOLVE_RTOL, SOLVE_MAX_ITER, x)
-    x = x[:n].copy()
-    if mle:
-        center(x)
-    return x
+    return solve_theta_block(pairs, curvature, precision, diagonal, rhs_theta, SOLVE_RTOL, mle)
 
 
 def sparse_variances(
@@ -158,19 +184,19 @@ def sparse_variances(
     curvature: np.ndarray,
     diagonal: np.ndarray,
     precision: np.ndarray,
-    use_alpha: bool,
+    border: Border | None,
     anchor: int | None,
     centred: bool,
-) -> np.ndarray | None:
+) -> tuple[np.ndarray | None, np.ndarray]:
     """Variances of the reported θ (as :func:`hessian_variances`) from the sparse Hessian, or None when
-    belief propagation does not converge. ``diagonal`` is the Hessian's diagonal from
-    :func:`._bt_model.evaluate` (θ entries, then α's)."""
+    belief propagation does not converge, and the border coefficients' variances (exact: ``diag(S⁻¹)``,
+    S the Schur complement). ``diagonal`` is the θ-block's diagonal (n entries or more)."""
     n = pairs.n_players
     mle = not np.any(precision > 0.0)
     lo, hi, weight = undirected_edges(pairs.a, pairs.b, curvature, n)
     marginal, sweeps = propagated_precisions(lo, hi, weight, np.ascontiguousarray(diagonal[:n]))
     if sweeps < 0:
-        return None
+        return None, np.full(0 if border is None else border.k, np.nan)
     about_mean = 1.0 / marginal
     level = 0.0 if mle else 1.0 / float(precision.sum())  # Var of the level the priors pin; 1/(nλ) for a ridge
     if anchor is None:
@@ -182,38 +208,38 @@ def sparse_variances(
             unit -= 1.0 / n
         column = _solve_theta_block(pairs, curvature, precision, diagonal, unit, mle)  # (A⁻¹)_{i,anchor}
         variance = about_mean + level + column[anchor] - 2.0 * column
-    if use_alpha:
-        column = np.empty(n + 1)
-        unit = np.zeros(n + 1)
-        unit[n] = 1.0
-        hessian_times(pairs.a, pairs.b, curvature, precision, unit, True, column)  # H's α column: (h, H_αα)
-        h = column[:n].copy()
-        y = _solve_theta_block(pairs, curvature, precision, diagonal, h, mle)
-        schur = float(column[n]) - float(h @ y)  # 1 / Var(α)
+    border_var = np.empty(0)
+    if border is not None and border.k:
+        y, schur = border_solves(pairs, curvature, precision, diagonal, border, mle)
         if anchor is not None:
             shift = y[anchor]
         elif centred:
-            shift = float(y.sum()) / n
+            shift = y.sum(axis=0) / n
         else:
-            shift = 0.0
-        variance = variance + (y - shift) ** 2 / schur
+            shift = np.zeros(border.k)
+        shifted = y - shift
+        inverse_schur = np.linalg.inv(schur)
+        variance = variance + np.einsum("ij,jk,ik->i", shifted, inverse_schur, shifted)
+        border_var = np.diag(inverse_schur).copy()
     variance = np.maximum(variance, 0.0)
     if anchor is not None:
         variance[anchor] = 0.0
-    return variance
+    return variance, border_var
 
 
 def bootstrap_replicates(
     pairs: Pairs, refit, normalise, resamples: int, rng: np.random.Generator
 ) -> tuple[np.ndarray, np.ndarray, int]:
-    """θ of ``resamples`` fits on resampled games, as a (used, n_players) array, with the α of each.
+    """θ of ``resamples`` fits on resampled games, as a (used, n_players) array, with the coefficients
+    (α or β) of each as a (used, k) array.
 
-    ``refit(resampled_pairs) -> Solution``; ``normalise(theta) -> theta`` applies the reporting
-    convention (mean zero or the anchor). Returns (thetas, alphas, number used).
+    ``refit(resampled_pairs, counts) -> (Solution, coefficients)`` (``counts``: how often each row was
+    drawn); ``normalise(theta) -> theta`` applies the reporting convention (mean zero or the anchor).
+    Returns (thetas, coefficients, number used).
     """
     mle_check = getattr(refit, "needs_existence", False)
     n_rows = pairs.row_pair.shape[0]
-    thetas, alphas = [], []
+    thetas, coefficients = [], []
     progress = Progress("bt_fit bootstrap", resamples, "resamples")
     for index in range(resamples):
         if index:
@@ -223,15 +249,15 @@ def bootstrap_replicates(
         if mle_check and not check_existence(sample).exists:
             continue
         try:
-            solution = refit(sample)
+            solution, fitted = refit(sample, counts)
         except Runaway:
             continue
         thetas.append(normalise(solution.theta))
-        alphas.append(solution.alpha)
+        coefficients.append(fitted)
     progress.advance()
     if not thetas:
-        return np.empty((0, pairs.n_players)), np.empty(0), 0
-    return np.vstack(thetas), np.asarray(alphas), len(thetas)
+        return np.empty((0, pairs.n_players)), np.empty((0, 0)), 0
+    return np.vstack(thetas), np.vstack(coefficients), len(thetas)
 
 
 def bootstrap_summary(thetas: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
