@@ -175,6 +175,11 @@ def hessian_variances(
     return np.maximum(var, 0.0), border_var
 
 
+#: A marginal precision below this fraction of the Hessian's diagonal entry means propagation found no
+#: information about the player's level (see :func:`sparse_variances`).
+DEGENERATE_PRECISION = 1e-9
+
+
 def _solve_theta_block(pairs: Pairs, curvature, precision, diagonal, rhs_theta: np.ndarray, mle: bool) -> np.ndarray:
     return solve_theta_block(pairs, curvature, precision, diagonal, rhs_theta, SOLVE_RTOL, mle)
 
@@ -195,7 +200,9 @@ def sparse_variances(
     mle = not np.any(precision > 0.0)
     lo, hi, weight = undirected_edges(pairs.a, pairs.b, curvature, n)
     marginal, sweeps = propagated_precisions(lo, hi, weight, np.ascontiguousarray(diagonal[:n]))
-    if sweeps < 0:
+    # A plain MLE over a tree: propagation is exact there and finds the singular Laplacian's zero marginal
+    # precision (the common level is free); like messages that do not converge, the caller falls back.
+    if sweeps < 0 or np.any(marginal <= DEGENERATE_PRECISION * diagonal[:n]):
         return None, np.full(0 if border is None else border.k, np.nan)
     about_mean = 1.0 / marginal
     level = 0.0 if mle else 1.0 / float(precision.sum())  # Var of the level the priors pin; 1/(nλ) for a ridge
