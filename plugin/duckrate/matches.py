@@ -457,12 +457,9 @@ def covariate_column(columns: dict, table: str, name: str) -> np.ndarray:
 
 
 def cluster_codes(columns: dict, table: str, name: str) -> np.ndarray:
-    """Column ``name`` as int64 codes numbered in the order of the sorted values (so they do not depend on
-    the row order), equal values equal codes (any type; NULL is an error)."""
+    """Column ``name`` as int64 codes, equal values equal codes (any type; NULL is an error)."""
     array = _named_column(columns, table, name, "the cluster")
     if array.null_count:
         _fail(columns, table, name, _first_null(array), None, "a cluster key (stage NULLs as a value of their own)")
-    codes, dictionary = encode_column(array)
-    rank = np.empty(len(dictionary), dtype=np.int64)
-    rank[np.asarray(pc.sort_indices(dictionary), dtype=np.int64)] = np.arange(len(dictionary))
-    return rank[codes]
+    codes, _ = encode_column(array)
+    return codes

@@ -19,7 +19,10 @@ def frame() -> pl.DataFrame:
         .then(2.5)
         .when(pl.col("match_id") % 5 == 0)
         .then(None)
-        .otherwise(1.0)
+        .otherwise(1.0),
+        len_diff=((pl.col("match_id") * 37) % 101 - 50) / 25.0,
+        bold_diff=((pl.col("match_id") * 11) % 13 - 6).cast(pl.Int32),
+        conversation=(pl.col("match_id") // 3).cast(pl.Utf8),
     )
 
 
@@ -32,7 +35,7 @@ def db(con, frame):
 
 
 def sorted_frame(result: pl.DataFrame) -> pl.DataFrame:
-    return result.sort("league", "player")
+    return result.sort("league", "kind", "player")
 
 
 @pytest.mark.parametrize(
@@ -41,6 +44,9 @@ def sorted_frame(result: pl.DataFrame) -> pl.DataFrame:
         {},
         {"prior_sd": 200.0, "home_advantage": True, "uncertainty": "bootstrap", "resamples": 10, "seed": 9},
         {"method": "mm", "anchor_player": "p000004", "anchor_rating": 1800.0, "uncertainty": "none"},
+        {"covariates": ["len_diff", "bold_diff"], "uncertainty": "sandwich", "cluster": "conversation"},
+        {"covariates": ["len_diff"], "home_advantage": True, "reweight": "inverse_pair_frequency"},
+        {"uncertainty": "sandwich", "cluster": "player_a", "min_pair_count": 3, "reweight": "inverse_pair_frequency"},
     ],
 )
 def test_sql_equals_python(db, frame, params):
@@ -53,6 +59,8 @@ def test_sql_equals_python(db, frame, params):
         db.execute("CREATE VIEW one_league AS SELECT * FROM matches WHERE league = 'league_2'")
         table, games = "one_league", frame.filter(pl.col("league") == "league_2")
     sql = db.sql(f"SELECT * FROM bt_fit('{table}'{arguments})").pl()
+    if "covariates" in params:
+        assert sql.filter(pl.col("kind") == "covariate").height == 2 * len(params["covariates"])
     python = duckrate.bt_fit(games, **params)
     assert sql.columns == python.columns
     assert sorted_frame(sql).equals(sorted_frame(python))

@@ -32,12 +32,16 @@ from .pairs import Pairs
 
 
 def cluster_layout(cluster: np.ndarray | None, n_rows: int) -> tuple[np.ndarray, np.ndarray]:
-    """Rows grouped by cluster code (stable: a cluster's rows keep their canonical order) and the
-    boundaries of each cluster in that order; every row its own cluster when ``cluster`` is None."""
+    """Rows grouped by cluster and the boundaries of each cluster in that order; every row its own cluster
+    when ``cluster`` is None. Clusters come in the order of their first row and keep their rows' order (the
+    canonical one), so J's sums do not depend on the codes' values or the input's row order."""
     if cluster is None:
         return np.arange(n_rows, dtype=np.int64), np.arange(n_rows + 1, dtype=np.int64)
-    order = np.argsort(cluster, kind="stable").astype(np.int64)
-    grouped = cluster[order]
+    codes, first_row, relabelled = np.unique(cluster, return_index=True, return_inverse=True)
+    by_first_row = np.empty(codes.shape[0], dtype=np.int64)
+    by_first_row[np.argsort(first_row, kind="stable")] = np.arange(codes.shape[0])
+    order = np.argsort(by_first_row[relabelled.reshape(-1)], kind="stable").astype(np.int64)
+    grouped = by_first_row[relabelled.reshape(-1)][order]
     cuts = np.flatnonzero(grouped[1:] != grouped[:-1]) + 1
     start = np.concatenate([[0], cuts, [n_rows]]).astype(np.int64)
     return order, start
