@@ -18,3 +18,5 @@ def test_integration_project_builds_and_its_checks_pass(build_project):
         for model, tolerance in (("check_glicko_example", 5e-4), ("check_glicko2_example", 5e-5)):
             rows = dict(con.sql(f"SELECT quantity, abs(actual - expected) FROM {model}").fetchall())
             assert set(rows) == {"rating", "rd"} and max(rows.values()) < tolerance
+        rows = dict(con.sql("SELECT quantity, abs(actual - expected) FROM check_bt_covariates").fetchall())
+        assert set(rows) == {"beta", "beta_sd", "rating_ann", "rows"} and max(rows.values()) < 1e-6
