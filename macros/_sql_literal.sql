@@ -1,6 +1,6 @@
 {#- A Jinja value as a SQL literal: none -> NULL, strings quoted, numbers and booleans as they are, a
     relation (e.g. ref('my_priors')) as the quoted name the table macros read with query_table, a
-    mapping as a DuckDB MAP (an empty one as NULL). -#}
+    mapping as a DuckDB MAP (an empty one as NULL), a list as a DuckDB list. -#}
 {% macro _sql_literal(value) -%}
   {%- if value is none -%}NULL
   {%- elif value is string -%}'{{ value | replace("'", "''") }}'
@@ -10,6 +10,9 @@
     {%- else -%}MAP {
       {%- for key, item in value.items() %}{{ duckrate._sql_literal(key) }}: {{ duckrate._sql_literal(item) }}{% if not loop.last %}, {% endif %}{% endfor -%}
     }{%- endif -%}
+  {%- elif value is sequence -%}[
+    {%- for item in value %}{{ duckrate._sql_literal(item) }}{% if not loop.last %}, {% endif %}{% endfor -%}
+  ]
   {%- elif value is sameas true or value is sameas false -%}{{ 'true' if value else 'false' }}
   {%- else -%}{{ value }}
   {%- endif -%}
