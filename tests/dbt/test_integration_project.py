@@ -18,3 +18,6 @@ def test_integration_project_builds_and_its_checks_pass(build_project):
         for model, tolerance in (("check_glicko_example", 5e-4), ("check_glicko2_example", 5e-5)):
             rows = dict(con.sql(f"SELECT quantity, abs(actual - expected) FROM {model}").fetchall())
             assert set(rows) == {"rating", "rd"} and max(rows.values()) < tolerance
+        forecasts = dict(con.sql("SELECT quantity, abs(actual - expected) FROM check_win_probability").fetchall())
+        assert {"elo x a v b", "elo x c v b", "bt a v b", "bt c v b"} <= set(forecasts) and len(forecasts) == 8
+        assert max(forecasts.values()) < 1e-12
