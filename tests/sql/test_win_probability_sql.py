@@ -129,3 +129,11 @@ def test_sql_errors_name_what_is_wrong(db, frame):
     )
     assert "player_b is NULL" in error_of(db, f"SELECT * FROM win_probability('bt', '{a}', NULL)")
     assert "parameter top = 0; expected an integer >= 1" in error_of(db, "SELECT * FROM win_matrix('bt', top := 0)")
+
+
+def test_sql_over_an_empty_table(db):
+    db.execute("CREATE OR REPLACE TEMP TABLE nothing AS SELECT * FROM replay_elo WHERE false")
+    assert db.sql("SELECT * FROM win_matrix('nothing', system := 'elo')").fetchall() == []
+    assert "player 'a' is not in table 'nothing': it has no rows" in error_of(
+        db, "SELECT * FROM win_probability('nothing', 'a', 'b', system := 'elo')"
+    )

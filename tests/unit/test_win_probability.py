@@ -421,3 +421,10 @@ def test_python_functions_take_the_signatures_parameters(function, signature):
     parameters = inspect.signature(function).parameters
     named = {name: p.default for name, p in parameters.items() if name not in ("ratings", "player_a", "player_b")}
     assert named == {p.name: p.default for p in signature.parameters}
+
+
+def test_an_empty_table_gives_an_empty_matrix_and_no_player(matches):
+    empty = duckrate.elo(matches).head(0)
+    assert duckrate.win_matrix(empty, system="elo").height == 0
+    with pytest.raises(duckrate.DuckrateInputError, match=r"player 'a' is not in table 'ratings': it has no rows"):
+        duckrate.win_probability(empty, "a", "b", system="elo")

@@ -201,6 +201,8 @@ def win_probability_of(packed: pl.DataFrame, player_a, player_b, table: str, **g
     caller = WIN_PROBABILITY.name
     params = _resolved(WIN_PROBABILITY, given)
     pairs = _pairs(player_a, player_b, caller)
+    if not packed.height:
+        raise DuckrateInputError(f"{caller}: player {pairs[0][0]!r} is not in table {table!r}: it has no rows")
     forecast, players = rated_players(packed, params["system"], params["league"], table, caller)
     values = _forecast_values(forecast, params, caller)
     rows = _rows_of_pairs(players, pairs, table, caller)
@@ -212,6 +214,8 @@ def win_matrix_of(packed: pl.DataFrame, table: str, **given) -> pl.DataFrame:
     """:func:`win_matrix` over packed rows (:mod:`.forecast_inputs`); ``table`` names the table in errors."""
     caller = WIN_MATRIX.name
     params = _resolved(WIN_MATRIX, given)
+    if not packed.height:  # an empty table: no players, no pairs (as the marts)
+        return pl.DataFrame(schema=WIN_MATRIX_COLUMNS)
     forecast, players = rated_players(packed, params["system"], params["league"], table, caller)
     values = _forecast_values(forecast, params, caller)
     ranked = (
