@@ -19,7 +19,9 @@ import json
 import polars as pl
 
 from ..errors import DuckrateInputError
-from .forecasts import FORECASTS, PLAYER_COLUMNS, STATE_SYSTEMS, Forecast, Players
+from ..systems import REPLAY_SYSTEMS
+from .forecast_players import PLAYER_COLUMNS, Players
+from .forecasts import FORECASTS, Forecast
 
 PACKED_COLUMNS = {
     "source": pl.Utf8,  # 'replay', 'ratings' or 'state'
@@ -167,7 +169,7 @@ def _saved_parameters(state: pl.DataFrame, name: str, table: str, caller: str) -
             f"{caller}: state table {table!r} has {len(saved)} parameter sets in its league rows; expected one "
             f"(a state saved by one {name} replay)"
         )
-    return STATE_SYSTEMS[name].resolve(json.loads(saved[0]))
+    return next(system for system in REPLAY_SYSTEMS if system.name == name).resolve(json.loads(saved[0]))
 
 
 def _league_rows(rows: pl.DataFrame, league: str | None, table: str, caller: str) -> pl.DataFrame:

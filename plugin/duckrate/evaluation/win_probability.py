@@ -14,7 +14,8 @@ import polars as pl
 from ..errors import DuckrateInputError
 from ..parameters import Parameter, Signature, resolve_parameters
 from .forecast_inputs import packed_rows, rated_players
-from .forecasts import FORECASTS, Forecast, Players
+from .forecast_players import Players
+from .forecasts import FORECASTS, Forecast
 
 WIN_PROBABILITY_COLUMNS = {
     "league": pl.Utf8,
