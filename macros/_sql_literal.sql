@@ -10,7 +10,7 @@
     {%- else -%}MAP {
       {%- for key, item in value.items() %}{{ duckrate._sql_literal(key) }}: {{ duckrate._sql_literal(item) }}{% if not loop.last %}, {% endif %}{% endfor -%}
     }{%- endif -%}
-  {%- elif value is iterable -%}
+  {%- elif value is sequence -%}
     {%- if value | length == 0 -%}NULL
     {%- else -%}[{%- for item in value %}{{ duckrate._sql_literal(item) }}{% if not loop.last %}, {% endif %}{% endfor -%}]
     {%- endif -%}

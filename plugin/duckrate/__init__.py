@@ -1,7 +1,8 @@
 """duckrate: rating systems (Elo, Glicko, TrueSkill, Elo-MMR, Bradley-Terry) inside DuckDB and dbt.
 
 Python: ``duckrate.elo(matches_df, k=32)`` etc. return Polars DataFrames; ``duckrate.leaderboard``,
-``calibration_bins``, ``calibration_summary``, ``loss_curve`` and ``loss_by_gap`` turn any replay into the marts.
+``calibration_bins``, ``calibration_summary``, ``loss_curve`` and ``loss_by_gap`` turn any replay into the marts; ``win_probability``
+and ``win_matrix`` forecast games between rated players.
 SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 32)``.
 """
 
@@ -10,6 +11,7 @@ from . import systems as _systems
 from .errors import DuckrateInputError
 from .evaluation import calibration_bins, calibration_summary, leaderboard, loss_by_gap, loss_curve
 from .evaluation.contests import contest_leaderboard, contest_metrics
+from .evaluation.win_probability import win_matrix, win_probability
 from .fits import bt_fit
 from .fits.bt_lr_test import bt_lr_test
 from .registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
@@ -36,6 +38,8 @@ __all__ = [
     "replay_state",
     "replay_with_state",
     "tune",
+    "win_matrix",
+    "win_probability",
 ]
 # duckrate.<system>(...): the Python function of every registered system, named as the system (each system's
 # module defines it; systems/__init__.py imports it beside the registry entry).

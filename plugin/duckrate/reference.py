@@ -4,6 +4,7 @@ a test fails when the file in the repository is stale."""
 
 from __future__ import annotations
 
+from .evaluation.win_probability import WIN_MATRIX, WIN_MATRIX_COLUMNS, WIN_PROBABILITY, WIN_PROBABILITY_COLUMNS
 from .fits.bradley_terry import OUTPUT_SCHEMA as BT_FIT_COLUMNS
 from .fits.bt_lr_test import OUTPUT_SCHEMA as BT_LR_TEST_COLUMNS
 from .parameters import Parameter
@@ -101,4 +102,27 @@ def reference_markdown() -> str:
             mart.parameters,
             _columns(name for name, _ in mart.returns),
         )
+    lines += [
+        "## Forecasts (over ratings)",
+        "",
+        "Over a `bt_fit` result, a leaderboard, a replay table or (chance, elo2k, pairwise) a saved state; see "
+        "sql.md. A NULL forecast parameter takes the system's replay default shown.",
+        "",
+    ]
+    lines += _section(
+        "`win_probability`",
+        "SELECT * FROM win_probability('ratings', 'player A', 'player B', ...)",
+        "duckrate.win_probability(ratings, player_a, player_b, ...)",
+        WIN_PROBABILITY.parameters,
+        _columns(WIN_PROBABILITY_COLUMNS),
+        summary=WIN_PROBABILITY.summary,
+    )
+    lines += _section(
+        "`win_matrix`",
+        "SELECT * FROM win_matrix('ratings', ...)",
+        "duckrate.win_matrix(ratings, ...)",
+        WIN_MATRIX.parameters,
+        _columns(WIN_MATRIX_COLUMNS),
+        summary=WIN_MATRIX.summary,
+    )
     return "\n".join(lines).rstrip() + "\n"

@@ -50,11 +50,26 @@ MART_CALLS = (
 )
 
 
+# The forecasts (win_probability, win_matrix): each system's over the replays, the saved states of the systems
+# that forecast from them (tables s_<system>, made by warm()) and a Bradley-Terry fit (table bt).
+STATE_FORECAST_SYSTEMS = ("chance", "elo2k", "pairwise")
+FORECAST_CALLS = (
+    "SELECT count(*) FROM win_probability('r', 'p000001', 'p000002', system := 'elo')",
+    *(
+        f"SELECT count(*) FROM win_matrix('r', top := 5, system := '{name}')"
+        for name in ("elo", "glicko", "glicko2", "trueskill")
+    ),
+    *(f"SELECT count(*) FROM win_matrix('s_{name}', top := 5)" for name in STATE_FORECAST_SYSTEMS),
+    "SELECT count(*) FROM win_matrix('bt', top := 5)",
+)
+
+
 def called_macros() -> set[str]:
     """Names of the table macros :func:`warm` calls."""
     import re
 
-    return {name for sql in TWO_PLAYER_CALLS + CONTEST_CALLS + MART_CALLS for name in re.findall(r"FROM (\w+)\(", sql)}
+    calls = TWO_PLAYER_CALLS + CONTEST_CALLS + MART_CALLS + FORECAST_CALLS
+    return {name for sql in calls for name in re.findall(r"FROM (\w+)\(", sql)}
 
 
 def warm(log=print, fresh: bool = False) -> float:
@@ -83,6 +98,11 @@ def warm(log=print, fresh: bool = False) -> float:
     con.execute("CREATE TABLE r AS " + _replays_union(REPLAY_SYSTEMS, "m"))
     con.execute("CREATE TABLE cr AS " + _replays_union(CONTEST_SYSTEMS, "c"))
     for sql in MART_CALLS:
+        con.execute(sql).fetchall()
+    for name in STATE_FORECAST_SYSTEMS:
+        con.execute(f"CREATE TABLE s_{name} AS SELECT * FROM {name}_state('m')")
+    con.execute("CREATE TABLE bt AS SELECT * FROM bt_fit('m')")
+    for sql in FORECAST_CALLS:
         con.execute(sql).fetchall()
     con.close()
     seconds = time.perf_counter() - started

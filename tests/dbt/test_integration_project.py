@@ -20,3 +20,6 @@ def test_integration_project_builds_and_its_checks_pass(build_project):
             assert set(rows) == {"rating", "rd"} and max(rows.values()) < tolerance
         rows = dict(con.sql("SELECT quantity, abs(actual - expected) FROM check_bt_covariates").fetchall())
         assert set(rows) == {"beta", "beta_sd", "rating_ann", "rows"} and max(rows.values()) < 1e-6
+        forecasts = dict(con.sql("SELECT quantity, abs(actual - expected) FROM check_win_probability").fetchall())
+        assert {"elo x a v b", "elo x c v b", "bt a v b", "bt c v b"} <= set(forecasts) and len(forecasts) == 8
+        assert max(forecasts.values()) < 1e-12

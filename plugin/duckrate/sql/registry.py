@@ -24,6 +24,7 @@ from . import (
     readers,
     replay_udf,
     tune_udf,
+    win_probability_udf,
 )
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
@@ -94,6 +95,16 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
     udfs.append((ranks_udf.UDF_NAME, ranks_udf.make_udf, ranks_udf.RETURN_TYPE))
     udfs.append((tune_udf.CONTEST_UDF_NAME, tune_udf.make_contest_udf, tune_udf.RETURN_TYPE))
+    udfs.append(
+        (
+            win_probability_udf.PROBABILITY_UDF,
+            win_probability_udf.make_probability_udf,
+            win_probability_udf.PROBABILITY_RETURN_TYPE,
+        )
+    )
+    udfs.append(
+        (win_probability_udf.MATRIX_UDF, win_probability_udf.make_matrix_udf, win_probability_udf.MATRIX_RETURN_TYPE)
+    )
     return udfs
 
 
@@ -156,6 +167,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(fit_udf.macro_sql())
     con.execute(tune_udf.macro_sql())
     con.execute(tune_udf.contest_macro_sql())
+    con.execute(win_probability_udf.probability_macro_sql())
+    con.execute(win_probability_udf.matrix_macro_sql())
     for sql in readers.macro_sqls():
         con.execute(sql)
 

@@ -218,6 +218,17 @@ def _split_fields(matrix: np.ndarray, fields, params: dict) -> dict[str, np.ndar
     return out
 
 
+def field_values(values: pl.Series, fields, params: dict, what: str) -> dict[str, np.ndarray]:
+    """The ``value`` lists of some state rows split into the declared ``fields`` (one array per field, one
+    row per state row; a field of width 1 as a vector); ``what`` names the rows' kind in the error a list of
+    the wrong length gets (:class:`RebuildRequired`)."""
+    width = sum(f.size(params) for f in fields)
+    return {
+        name: np.array(part)
+        for name, part in _split_fields(_values_matrix(values, width, what), fields, params).items()
+    }
+
+
 def start_from_state(system, prepared: PreparedMatches, params: dict, state: pl.DataFrame) -> StartState:
     """The saved state mapped onto the slots of ``prepared`` (players absent from it keep their rows in
     the state and are not touched); raises :class:`RebuildRequired` when it cannot be continued."""

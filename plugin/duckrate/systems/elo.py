@@ -24,6 +24,22 @@ from ._state import EndState, StartState, StateField, league_players
 
 
 @kernel
+def logistic_expected(rating_a, rating_b, advantage, per_point):
+    """P(A wins) + ½ P(draw) = 1/(1 + exp((R_b - R_a - advantage)·per_point)), ``per_point`` = ln10/scale: Elo's
+    forecast (and Bradley-Terry's on its display scale, scale 400)."""
+    return 1.0 / (1.0 + math.exp((rating_b - rating_a - advantage) * per_point))
+
+
+@kernel
+def logistic_forecasts(rating_a, rating_b, advantage, per_point):
+    """:func:`logistic_expected` for each pair of the arrays (``advantage`` one value per pair)."""
+    out = np.empty(rating_a.shape[0], dtype=np.float64)
+    for i in range(rating_a.shape[0]):
+        out[i] = logistic_expected(rating_a[i], rating_b[i], advantage[i], per_point)
+    return out
+
+
+@kernel
 def elo_replay_kernel(
     order,
     state_a,
@@ -64,7 +80,7 @@ def elo_replay_kernel(
         played_in_league[this_league] = t
         before_a = rating[slot_a]
         before_b = rating[slot_b]
-        p = 1.0 / (1.0 + math.exp((before_b - before_a - advantage) * log10_over_scale))
+        p = logistic_expected(before_a, before_b, advantage, log10_over_scale)
         if use_schedule:
             step = k_per_eta * math.sqrt(schedule_a * league_players[this_league] / (t + schedule_b))
         else:

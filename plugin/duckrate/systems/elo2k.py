@@ -59,6 +59,35 @@ def _join_field(u, v, slot, sum_u, sum_v, league, seen, field_players):
 
 
 @kernel
+def elo2k_expected(u, v, a, b):
+    """The forecast σ(U_a·V_b - U_b·V_a) for rows ``a`` and ``b`` of the vector matrices."""
+    logit = 0.0
+    for d in range(u.shape[1]):
+        logit += u[a, d] * v[b, d] - u[b, d] * v[a, d]
+    return 1.0 / (1.0 + math.exp(-logit))
+
+
+@kernel
+def elo2k_forecasts(u, v, a_rows, b_rows):
+    """:func:`elo2k_expected` for each pair of rows."""
+    out = np.empty(a_rows.shape[0], dtype=np.float64)
+    for i in range(a_rows.shape[0]):
+        out[i] = elo2k_expected(u, v, a_rows[i], b_rows[i])
+    return out
+
+
+@kernel
+def field_ratings(u, v, league, sum_u, sum_v, field_players, initial, points_per_logit):
+    """Each row's rating as the replay reports it, against its league's whole field as saved (``league``:
+    each row's league index into the sums and ``field_players``)."""
+    out = np.empty(u.shape[0], dtype=np.float64)
+    for row in range(u.shape[0]):
+        others = max(field_players[league[row]] - 1, 1)
+        out[row] = initial + points_per_logit * _mean_logit(u, v, row, sum_u, sum_v, league[row], others)
+    return out
+
+
+@kernel
 def elo2k_replay_kernel(
     order,
     state_a,
@@ -101,10 +130,7 @@ def elo2k_replay_kernel(
         _join_field(u, v, a, sum_u, sum_v, this_league, seen, field_players)
         _join_field(u, v, b, sum_u, sum_v, this_league, seen, field_players)
         others = max(field_players[this_league] - 1, 1)
-        logit = 0.0
-        for d in range(k):
-            logit += u[a, d] * v[b, d] - u[b, d] * v[a, d]
-        p = 1.0 / (1.0 + math.exp(-logit))
+        p = elo2k_expected(u, v, a, b)
         rating_a_before[row] = initial + points_per_logit * _mean_logit(u, v, a, sum_u, sum_v, this_league, others)
         rating_b_before[row] = initial + points_per_logit * _mean_logit(u, v, b, sum_u, sum_v, this_league, others)
         if use_schedule:

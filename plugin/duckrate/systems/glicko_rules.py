@@ -41,6 +41,35 @@ def glicko_e(rating, rating_opponent, g_opponent):
 
 
 @kernel
+def glicko_grown_rd(rd, c2, t, rd_max):
+    """Step 1: the RD after t rating periods without a game, min(sqrt(RD² + c²t), rd_max) (``c2`` = c²)."""
+    return min(math.sqrt(rd * rd + c2 * t), rd_max)
+
+
+@kernel
+def glicko_expected(rating_a, rd_a, rating_b, rd_b):
+    """The forecast for a game: E = 1/(1 + 10^(-g(sqrt(RD_a² + RD_b²))(r_a - r_b)/400)), both deviations
+    combined (the replays' ``expected_a``)."""
+    return glicko_e(rating_a, rating_b, glicko_g(math.sqrt(rd_a * rd_a + rd_b * rd_b)))
+
+
+@kernel
+def glicko_forecasts(rating_a, rd_a, rating_b, rd_b, c, rd_max):
+    """:func:`glicko_expected` for each pair of the arrays, both RDs first grown by one rating period (step
+    1 with t = 1, as before the players' next game)."""
+    c2 = c * c
+    out = np.empty(rating_a.shape[0], dtype=np.float64)
+    for i in range(rating_a.shape[0]):
+        out[i] = glicko_expected(
+            rating_a[i],
+            glicko_grown_rd(rd_a[i], c2, 1.0, rd_max),
+            rating_b[i],
+            glicko_grown_rd(rd_b[i], c2, 1.0, rd_max),
+        )
+    return out
+
+
+@kernel
 def glicko_update(rating, rd, information, surprise):
     """Steps 2-3 for one player and period: (r', RD').
 
@@ -68,6 +97,25 @@ def glicko2_g(phi):
 def glicko2_e(mu, mu_opponent, g_opponent):
     """E(μ, μ_j, φ_j) = 1/(1 + exp(-g(φ_j)(μ - μ_j))), with ``g_opponent`` = g(φ_j) (step 3)."""
     return 1.0 / (1.0 + math.exp(-g_opponent * (mu - mu_opponent)))
+
+
+@kernel
+def glicko2_expected(mu_a, phi_a, mu_b, phi_b):
+    """The forecast for a game: E = 1/(1 + exp(-g(sqrt(φ_a² + φ_b²))(μ_a - μ_b))) (the replays' ``expected_a``)."""
+    return glicko2_e(mu_a, mu_b, glicko2_g(math.sqrt(phi_a * phi_a + phi_b * phi_b)))
+
+
+@kernel
+def glicko2_forecasts(rating_a, rd_a, rating_b, rd_b):
+    """:func:`glicko2_expected` for each pair of display-scale ratings and RDs, converted as step 2 does
+    (μ = (r - 1500)/SCALE, φ = RD/SCALE). No growth: without rating periods Glicko-2 grows φ only in the
+    update (step 6), and with them a game in the next period starts from the state as it is."""
+    out = np.empty(rating_a.shape[0], dtype=np.float64)
+    for i in range(rating_a.shape[0]):
+        out[i] = glicko2_expected(
+            (rating_a[i] - 1500.0) / SCALE, rd_a[i] / SCALE, (rating_b[i] - 1500.0) / SCALE, rd_b[i] / SCALE
+        )
+    return out
 
 
 @kernel
@@ -256,7 +304,7 @@ def periodic_replay_kernel(order, period, periodic, games, rules, ratings, carri
                             deviation[slot] = max(grown, deviation_min)
                 elif seen[slot]:
                     t = float(current - last_period[slot]) if periodic else 1.0
-                    grown = min(math.sqrt(deviation[slot] * deviation[slot] + c2 * t), setting_2)
+                    grown = glicko_grown_rd(deviation[slot], c2, t, setting_2)
                     deviation[slot] = max(grown, deviation_min)
                 information[slot] = 0.0
                 surprise[slot] = 0.0
@@ -269,19 +317,18 @@ def periodic_replay_kernel(order, period, periodic, games, rules, ratings, carri
             r_b = rating[slot_b]
             d_a = deviation[slot_a]
             d_b = deviation[slot_b]
-            d_ab = math.sqrt(d_a * d_a + d_b * d_b)
             if glicko2:
                 g_a = glicko2_g(d_a)
                 g_b = glicko2_g(d_b)
                 e_a = glicko2_e(r_a, r_b, g_b)
                 e_b = glicko2_e(r_b, r_a, g_a)
-                expected_a[row] = glicko2_e(r_a, r_b, glicko2_g(d_ab))
+                expected_a[row] = glicko2_expected(r_a, d_a, r_b, d_b)
             else:
                 g_a = glicko_g(d_a)
                 g_b = glicko_g(d_b)
                 e_a = glicko_e(r_a, r_b, g_b)
                 e_b = glicko_e(r_b, r_a, g_a)
-                expected_a[row] = glicko_e(r_a, r_b, glicko_g(d_ab))
+                expected_a[row] = glicko_expected(r_a, d_a, r_b, d_b)
             add_game_terms(
                 information, surprise, slot_a, slot_b, g_a, g_b, e_a, e_b, weight[row] if weighted else 1.0, score[row]
             )

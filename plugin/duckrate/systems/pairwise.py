@@ -40,6 +40,38 @@ def pair_index(prepared: PreparedMatches) -> tuple[np.ndarray, np.ndarray]:
 
 
 @kernel
+def pair_expected(wins_a, games, half, prior_games):
+    """P[a, b] = (half + wins_a)/(prior_games + games), ``half`` = prior_games/2: the shrunk win rate."""
+    return (half + wins_a) / (prior_games + games)
+
+
+@kernel
+def pairwise_forecasts(wins_a, games, prior_games):
+    """:func:`pair_expected` for each pair's counts (0 and 0 for a pair never played: ½)."""
+    half = 0.5 * prior_games
+    out = np.empty(wins_a.shape[0], dtype=np.float64)
+    for i in range(wins_a.shape[0]):
+        out[i] = pair_expected(wins_a[i], games[i], half, prior_games)
+    return out
+
+
+@kernel
+def field_rating(logit_sum, field_players, initial, points_per_logit):
+    """A player's reported rating: ``initial + points_per_logit · logit_sum / (N - 1)``, N the league's field
+    (at least 2 in the divisor)."""
+    return initial + points_per_logit * logit_sum / max(field_players - 1, 1)
+
+
+@kernel
+def field_ratings(logit_sum, field_players, initial, points_per_logit):
+    """:func:`field_rating` for each player (``field_players``: the size of each one's league field)."""
+    out = np.empty(logit_sum.shape[0], dtype=np.float64)
+    for i in range(logit_sum.shape[0]):
+        out[i] = field_rating(logit_sum[i], field_players[i], initial, points_per_logit)
+    return out
+
+
+@kernel
 def pairwise_replay_kernel(
     order,
     state_a,
@@ -86,14 +118,14 @@ def pairwise_replay_kernel(
         if not seen[b]:
             seen[b] = True
             league_players[this_league] += 1
-        others = max(league_players[this_league] - 1, 1)
+        field = league_players[this_league]
         k = pair[row]
         a_is_low = a < b
         wins_a = wins_low[k] if a_is_low else wins_high[k]
-        p = (half + wins_a) / (prior_games + games[k])
+        p = pair_expected(wins_a, games[k], half, prior_games)
         old_logit = math.log(p) - math.log1p(-p)
-        rating_a_before[row] = initial + points_per_logit * logit_sum[a] / others
-        rating_b_before[row] = initial + points_per_logit * logit_sum[b] / others
+        rating_a_before[row] = field_rating(logit_sum[a], field, initial, points_per_logit)
+        rating_b_before[row] = field_rating(logit_sum[b], field, initial, points_per_logit)
         w = weight[row] if weighted else 1.0
         won = w * score[row]
         lost = w * (1.0 - score[row])
@@ -106,14 +138,14 @@ def pairwise_replay_kernel(
             wins_low[k] += lost
             wins_a = wins_high[k]
         games[k] += w
-        p_new = (half + wins_a) / (prior_games + games[k])
+        p_new = pair_expected(wins_a, games[k], half, prior_games)
         change = (math.log(p_new) - math.log1p(-p_new)) - old_logit
         logit_sum[a] += change
         logit_sum[b] -= change
         seq[row] = t
         expected_a[row] = p
-        rating_a_after[row] = initial + points_per_logit * logit_sum[a] / others
-        rating_b_after[row] = initial + points_per_logit * logit_sum[b] / others
+        rating_a_after[row] = field_rating(logit_sum[a], field, initial, points_per_logit)
+        rating_b_after[row] = field_rating(logit_sum[b], field, initial, points_per_logit)
 
 
 def _name_rank(prepared: PreparedMatches) -> np.ndarray:

@@ -206,20 +206,52 @@ def w_draw(t, e):
 
 
 @kernel
-def update_1vs1(mu_a, sigma_a, mu_b, sigma_b, score, beta, tau, epsilon):
-    """One TrueSkill game: (expected_a, μ_a', σ_a', μ_b', σ_b'); score 1 A wins, 0 B wins, else a draw.
-
-    σ_a, σ_b are the stored deviations before the dynamics step; τ² is added here.
-    """
+def _performance_difference(mu_a, sigma_a, mu_b, sigma_b, beta, tau, epsilon):
+    """(σ_a'², σ_b'², 2β², c², c, t, h) of a game between two stored states (σ before the dynamics τ)."""
     var_a = sigma_a * sigma_a + tau * tau
     var_b = sigma_b * sigma_b + tau * tau
     base = 2.0 * beta * beta
     c2 = base + (var_a + var_b)  # (var_a + var_b): symmetric in the two sides, bit for bit
     c = math.sqrt(c2)
-    t = (mu_a - mu_b) / c
-    h = epsilon / c
+    return var_a, var_b, base, c2, c, (mu_a - mu_b) / c, epsilon / c
+
+
+@kernel
+def _expected_and_draw(t, h):
+    """(P(A wins) + ½ P(draw), P(draw)) for t = (μ_a - μ_b)/c and h = ε/c."""
     p_win, p_draw, _ = outcome_probabilities(t, h)
-    expected = p_win + 0.5 * p_draw
+    return p_win + 0.5 * p_draw, p_draw
+
+
+@kernel
+def forecast_1vs1(mu_a, sigma_a, mu_b, sigma_b, beta, tau, epsilon):
+    """The forecast before a game between two stored states: (expected_a, P(draw)), as :func:`update_1vs1`
+    computes it (τ² added to both variances first)."""
+    _, _, _, _, _, t, h = _performance_difference(mu_a, sigma_a, mu_b, sigma_b, beta, tau, epsilon)
+    return _expected_and_draw(t, h)
+
+
+@kernel
+def trueskill_forecasts(mu_a, sigma_a, mu_b, sigma_b, beta, tau, epsilon):
+    """:func:`forecast_1vs1` for each pair of the arrays: (expected_a, P(draw)) arrays."""
+    n = mu_a.shape[0]
+    expected = np.empty(n, dtype=np.float64)
+    draw = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        e, d = forecast_1vs1(mu_a[i], sigma_a[i], mu_b[i], sigma_b[i], beta, tau, epsilon)
+        expected[i] = e
+        draw[i] = d
+    return expected, draw
+
+
+@kernel
+def update_1vs1(mu_a, sigma_a, mu_b, sigma_b, score, beta, tau, epsilon):
+    """One TrueSkill game: (expected_a, μ_a', σ_a', μ_b', σ_b'); score 1 A wins, 0 B wins, else a draw.
+
+    σ_a, σ_b are the stored deviations before the dynamics step; τ² is added here.
+    """
+    var_a, var_b, base, c2, c, t, h = _performance_difference(mu_a, sigma_a, mu_b, sigma_b, beta, tau, epsilon)
+    expected, _ = _expected_and_draw(t, h)
     if score == 1.0:
         v, var = upper_moments(h - t)
     elif score == 0.0:
