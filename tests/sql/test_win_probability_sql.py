@@ -137,3 +137,21 @@ def test_sql_over_an_empty_table(db):
     assert "player 'a' is not in table 'nothing': it has no rows" in error_of(
         db, "SELECT * FROM win_probability('nothing', 'a', 'b', system := 'elo')"
     )
+
+
+def test_a_fit_with_covariates_forecasts_players_only(db, frame):
+    """bt_fit's coefficient rows (kind 'covariate') are not players: the matrix leaves them out, in SQL and
+    in Python, and the forecast between two players is the one without them."""
+    db.execute("CREATE TABLE styled AS SELECT *, ((match_id * 37) % 101 - 50) / 25.0 AS len_diff FROM matches")
+    db.execute("CREATE TABLE bt_styled AS SELECT * FROM bt_fit('styled', prior_sd := 300, covariates := ['len_diff'])")
+    fit = db.sql("SELECT * FROM bt_styled").pl()
+    assert fit.filter(pl.col("kind") == "covariate").height == 2
+    matrix = db.sql("SELECT * FROM win_matrix('bt_styled', top := 5)").pl()
+    assert matrix.height == 2 * 5 * 4 and "len_diff" not in set(matrix["player_a"])
+    python = duckrate.win_matrix(fit, top=5)
+    assert python.sort(matrix.columns[:4]).equals(matrix.sort(matrix.columns[:4]))
+    ratings = fit.filter((pl.col("kind") == "player") & (pl.col("league") == "league_1")).sort("player")
+    a, b = ratings["player"][0], ratings["player"][1]
+    p = db.sql(f"SELECT p_win_a FROM win_probability('bt_styled', '{a}', '{b}')").fetchall()[0][0]
+    gap = ratings["rating"][0] - ratings["rating"][1]
+    assert p == pytest.approx(1.0 / (1.0 + 10.0 ** (-gap / 400.0)), rel=1e-14)

@@ -99,6 +99,8 @@ def packed_rows(frame: pl.DataFrame, caller: str) -> pl.DataFrame:
         return _conform(latest, "replay")
     if RATINGS_FIELDS[0] in columns or RATINGS_FIELDS[1] in columns:
         _require(frame, RATINGS_FIELDS, caller, "a table of ratings (a leaderboard or a bt_fit result)")
+        if "kind" in columns:  # a bt_fit with covariates: its coefficients' rows are not players
+            frame = frame.filter(pl.col("kind").is_null() | (pl.col("kind") == "player"))
         return _conform(frame, "ratings")
     raise DuckrateInputError(f"{caller}: the table has columns {', '.join(frame.columns)}; expected {KINDS}")
 

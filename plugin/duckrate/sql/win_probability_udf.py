@@ -163,11 +163,13 @@ duckrate_packed AS (
     SELECT 'ratings', CAST(t.league AS VARCHAR), CAST(t.system AS VARCHAR),
            CAST({_present(caller, "player", ratings)} AS VARCHAR), CAST({_present(caller, "rating", ratings)} AS DOUBLE),
            CAST(t.sd AS DOUBLE), CAST(t.home_advantage AS DOUBLE), CAST(t.method AS VARCHAR), {null_state}
-    FROM duckrate_table AS t WHERE t.player_a IS NULL AND t.kind IS NULL
+    FROM duckrate_table AS t
+    WHERE t.player_a IS NULL AND (t.kind IS NULL OR (t.method IS NOT NULL AND t.kind = 'player'))
     UNION ALL
     SELECT 'state', CAST(t.league AS VARCHAR), CAST(t.system AS VARCHAR), CAST(t.player AS VARCHAR), NULL, NULL, NULL,
            NULL, CAST(t.kind AS VARCHAR), CAST(t.opponent AS VARCHAR), CAST(t.value AS DOUBLE[]), CAST(t.params AS VARCHAR)
-    FROM duckrate_table AS t, duckrate_names AS n WHERE t.kind IS NOT NULL AND ({state_filter})
+    FROM duckrate_table AS t, duckrate_names AS n
+    WHERE t.kind IS NOT NULL AND t.method IS NULL AND ({state_filter})
 )"""
 
 
