@@ -289,6 +289,7 @@ def arena_rank(
     gtol: float = 1e-9,
     ftol: float = 1e-9,
     warmup: bool = True,
+    exact_sandwich: bool = False,
     timeout: float | None = None,
 ) -> dict:
     """Fit arena-rank's ``BradleyTerry`` (or ``ContextualBradleyTerry`` with ``covariates``) to a matches frame.
@@ -309,6 +310,10 @@ def arena_rank(
     when ``normalize_features``), ``coeffs_points`` (rating points per raw unit), ``feature_mean``,
     ``feature_std`` and, for the sandwich, ``coeff_variances`` (natural, arena-rank's feature scale,
     computed untimed by arena-rank's own Hessian code) and ``coeff_sd_points``. All float64 arrays.
+    ``exact_sandwich`` (with the sandwich) adds, untimed, ``exact_variances`` (points²) and, with covariates,
+    ``exact_coeff_variances``: the sandwich from arena-rank's own H and J without its regulariser, through a
+    pseudo-inverse (the limit of its intervals as ``hessian_reg`` goes to zero, which its ``inv(H + εI)``
+    cannot reach in floating point).
     Scalars: ``seconds_dataset`` (its dataset construction), ``seconds_fit`` (``model.fit``),
     ``seconds_ci``, ``seconds_fit_ci`` (fit + intervals), ``n_rows``, ``n_competitors``,
     ``n_dataset_rows``, ``init_rating``, ``scale``, ``hwm_bytes`` (peak RSS of the subprocess),
@@ -341,6 +346,7 @@ def arena_rank(
         "gtol": gtol,
         "ftol": ftol,
         "warmup": warmup,
+        "exact_sandwich": exact_sandwich,
     }
     columns = ["player_a", "player_b", "score_a", *covariates]
     return run_peer(spec, frame, columns, arena_python(), timeout)
