@@ -163,6 +163,16 @@ def test_known_coefficients_are_recovered():
     assert coefficients["player"].to_list() == ["x1", "x2"] and coefficients["games"].to_list() == [60000] * 2
 
 
+def test_newton_with_covariates_converges_quadratically_on_many_rows():
+    """Hundreds of thousands of rows: the θ-block's right-hand sides sum to zero only up to the rounding of
+    the row sums, which a singular CG solve must not see (it used to stall near a gradient of 1e-7)."""
+    from duckrate.synthetic import generate_battles
+
+    games = generate_battles(n_models=60, n_battles=300_000, seed=3)
+    fit = duckrate.bt_fit(games, covariates=["len_diff", "md_headers_diff", "bold_diff"], uncertainty="none")
+    assert fit["converged"][0] and fit["iterations"][0] <= 8
+
+
 def test_sandwich_with_home_advantage_prior_and_anchor(games):
     """α as a column of ones; ridge (centred) and anchored reporting."""
     for options, precision_of, anchor_name in (

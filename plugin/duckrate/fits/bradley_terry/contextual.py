@@ -144,6 +144,8 @@ def solve_theta_block(pairs: Pairs, curvature, precision, diagonal, rhs, rtol: f
     n = pairs.n_players
     padded = np.zeros(n + 1)
     padded[:n] = rhs
+    if mle:  # consistent with L's null space exactly, not only up to the rounding of the row sums
+        padded[:n] -= padded[:n].mean()
     x = np.empty(n + 1)
     preconditioned_cg(pairs.a, pairs.b, curvature, precision, diagonal, padded, False, rtol, SOLVE_MAX_ITER, x)
     x = x[:n].copy()
