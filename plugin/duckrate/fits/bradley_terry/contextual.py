@@ -29,7 +29,7 @@ import numpy as np
 from numba import prange
 
 from ..._numba import kernel, parallel_kernel
-from .model import center, preconditioned_cg
+from .model import center, logistic_terms, preconditioned_cg
 from .pairs import Pairs
 from .solution import RUNAWAY, Runaway, Solution
 
@@ -60,18 +60,7 @@ def row_terms(a, b, wins, losses, features, theta, beta, loss, residual, curvatu
         d = theta[a[r]] - theta[b[r]]
         for j in range(k):
             d += beta[j] * features[r, j]
-        if d > 0.0:
-            e = math.exp(-d)
-            softplus_neg = math.log1p(e)
-            softplus_pos = d + softplus_neg
-            prob = 1.0 / (1.0 + e)
-            other = e / (1.0 + e)
-        else:
-            e = math.exp(d)
-            softplus_pos = math.log1p(e)
-            softplus_neg = softplus_pos - d
-            prob = e / (1.0 + e)
-            other = 1.0 / (1.0 + e)
+        softplus_neg, softplus_pos, prob, other = logistic_terms(d)
         loss[r] = wins[r] * softplus_neg + losses[r] * softplus_pos
         residual[r] = losses[r] * prob - wins[r] * other
         curvature[r] = (wins[r] + losses[r]) * prob * other

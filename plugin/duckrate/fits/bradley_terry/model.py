@@ -22,6 +22,18 @@ from ..._numba import kernel
 
 
 @kernel
+def logistic_terms(d):
+    """At a logit d: ``-log σ(d)``, ``-log σ(-d)``, ``σ(d)`` and ``σ(-d)``, without overflow either side."""
+    if d > 0.0:
+        e = math.exp(-d)
+        softplus_neg = math.log1p(e)
+        return softplus_neg, d + softplus_neg, 1.0 / (1.0 + e), e / (1.0 + e)
+    e = math.exp(d)
+    softplus_pos = math.log1p(e)
+    return softplus_pos - d, softplus_pos, e / (1.0 + e), 1.0 / (1.0 + e)
+
+
+@kernel
 def evaluate(a, b, wins, losses, theta, alpha, mu, precision, grad, curvature, diagonal):
     """f at (θ, α); fills ``grad`` (n_players + 1 entries, the last for α), the per-pair curvature ``v``
     and the Hessian's diagonal (for the preconditioner). Returns f."""
@@ -37,19 +49,7 @@ def evaluate(a, b, wins, losses, theta, alpha, mu, precision, grad, curvature, d
     for p in range(a.shape[0]):
         i = a[p]
         j = b[p]
-        d = theta[i] - theta[j] + alpha
-        if d > 0.0:
-            e = math.exp(-d)
-            softplus_neg = math.log1p(e)  # -log σ(d)
-            softplus_pos = d + softplus_neg  # -log σ(-d)
-            prob = 1.0 / (1.0 + e)
-            other = e / (1.0 + e)
-        else:
-            e = math.exp(d)
-            softplus_pos = math.log1p(e)
-            softplus_neg = softplus_pos - d
-            prob = e / (1.0 + e)
-            other = 1.0 / (1.0 + e)
+        softplus_neg, softplus_pos, prob, other = logistic_terms(theta[i] - theta[j] + alpha)
         f += wins[p] * softplus_neg + losses[p] * softplus_pos
         r = losses[p] * prob - wins[p] * other  # df/dd
         grad[i] += r

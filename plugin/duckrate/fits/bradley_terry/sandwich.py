@@ -48,6 +48,27 @@ def cluster_layout(cluster: np.ndarray | None, n_rows: int) -> tuple[np.ndarray,
 
 
 @kernel
+def _add_cluster_score(c, row_a, row_b, u, features, order, start, n, g, mark, touched, count):
+    """Add cluster ``c``'s summed score to ``g`` (θ entries, then the k coefficients' at ``n + j``), its
+    games in row order; each θ index met for the first time in it is appended to ``touched`` (``mark[i] = c``).
+    Returns the new length of ``touched``."""
+    k = features.shape[1]
+    for s in range(start[c], start[c + 1]):
+        r = order[s]
+        for side in range(2):
+            i = row_a[r] if side == 0 else row_b[r]
+            if mark[i] != c:
+                mark[i] = c
+                touched[count] = i
+                count += 1
+        g[row_a[r]] += u[r]
+        g[row_b[r]] -= u[r]
+        for j in range(k):
+            g[n + j] += u[r] * features[r, j]
+    return count
+
+
+@kernel
 def _dense_middle(row_a, row_b, u, features, order, start, n):
     """J = Σ_c g_c g_cᵀ as a dense (n + k) square matrix."""
     k = features.shape[1]
@@ -57,23 +78,9 @@ def _dense_middle(row_a, row_b, u, features, order, start, n):
     mark = np.full(m, -1, dtype=np.int64)
     touched = np.empty(m, dtype=np.int64)
     for c in range(start.shape[0] - 1):
-        count = 0
         for j in range(k):
-            touched[count] = n + j
-            mark[n + j] = c
-            count += 1
-        for s in range(start[c], start[c + 1]):
-            r = order[s]
-            for side in range(2):
-                i = row_a[r] if side == 0 else row_b[r]
-                if mark[i] != c:
-                    mark[i] = c
-                    touched[count] = i
-                    count += 1
-            g[row_a[r]] += u[r]
-            g[row_b[r]] -= u[r]
-            for j in range(k):
-                g[n + j] += u[r] * features[r, j]
+            touched[j] = n + j
+        count = _add_cluster_score(c, row_a, row_b, u, features, order, start, n, g, mark, touched, k)
         for p in range(count):
             gp = g[touched[p]]
             for q in range(count):
@@ -125,35 +132,22 @@ def _middle_diagonal_and_border(row_a, row_b, u, features, order, start, n, y):
     k = features.shape[1]
     diagonal = np.zeros(n)
     outer = np.zeros((k, k))
-    g = np.zeros(n)
-    t = np.zeros(k)
+    g = np.zeros(n + k)
     mark = np.full(n, -1, dtype=np.int64)
     touched = np.empty(n, dtype=np.int64)
     for c in range(start.shape[0] - 1):
-        count = 0
-        for j in range(k):
-            t[j] = 0.0
-        for s in range(start[c], start[c + 1]):
-            r = order[s]
-            for side in range(2):
-                i = row_a[r] if side == 0 else row_b[r]
-                if mark[i] != c:
-                    mark[i] = c
-                    touched[count] = i
-                    count += 1
-            g[row_a[r]] += u[r]
-            g[row_b[r]] -= u[r]
-            for j in range(k):
-                t[j] += u[r] * features[r, j]
+        count = _add_cluster_score(c, row_a, row_b, u, features, order, start, n, g, mark, touched, 0)
         for p in range(count):
             i = touched[p]
             diagonal[i] += g[i] * g[i]
             for j in range(k):
-                t[j] -= y[i, j] * g[i]
+                g[n + j] -= y[i, j] * g[i]
             g[i] = 0.0
         for j in range(k):
             for q in range(k):
-                outer[j, q] += t[j] * t[q]
+                outer[j, q] += g[n + j] * g[n + q]
+        for j in range(k):
+            g[n + j] = 0.0
     return diagonal, outer
 
 
