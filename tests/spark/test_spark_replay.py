@@ -1,5 +1,5 @@
 """``duckrate.spark.replay_with_state`` in Spark local mode gives the DuckDB macros' rows and state bit for
-bit (each league one task), continues a saved state (its own or one the DuckDB path saved) as a full replay
+bit (each league one task; two-player and contest systems), continues a saved state (its own or one the DuckDB path saved) as a full replay
 would, and raises the Python API's errors with its messages."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from helpers.state_cases import history
 from polars.testing import assert_frame_equal
 
 import duckrate
-from duckrate.synthetic import generate_matches
+from duckrate.synthetic import generate_contests, generate_matches
 
 pytest.importorskip("pyspark", reason="duckrate.spark needs PySpark: pip install 'duckrate[spark]'")
 import duckrate.spark
@@ -118,6 +118,18 @@ def test_priors_equal_the_duckdb_path(spark, con):
     assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected), check_exact=True)
 
 
+def test_contest_replay_equals_the_duckdb_path(spark, con):
+    """A contest system (Elo-MMR) over contest results: each league one task, rows and state as the macros'."""
+    results = generate_contests(30, 10, 50, seed=5, n_leagues=2)
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, results), "elo_mmr")
+    table(con, "results", results)
+    order = ["league", "seq", "rank", "player"]
+    expected_rows = con.sql("SELECT * FROM elo_mmr_replay('results')").pl()
+    assert_frame_equal(from_spark(rows).sort(order), expected_rows.sort(order), check_exact=True)
+    expected_state = con.sql("SELECT * FROM elo_mmr_state('results')").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
+
+
 def test_continuing_a_duckdb_state_leaves_untouched_leagues_as_saved(spark, con):
     """A state saved by the DuckDB path continues on Spark; a league with no new matches keeps its rows."""
     ordered = history(1200, 40, 3, True, False).sort("played_at", "match_id")
@@ -197,8 +209,6 @@ def test_parameter_and_continuation_errors_are_the_python_apis(spark):
     with pytest.raises(duckrate.DuckrateInputError) as spark_error:
         duckrate.spark.replay(to_spark(spark, ordered), "elo", k=-1.0)
     assert str(spark_error.value) == str(python_error.value)
-    with pytest.raises(duckrate.DuckrateInputError, match="'elo_mmr' rates contests"):
-        duckrate.spark.replay(to_spark(spark, ordered), "elo_mmr")
     _, python_state = duckrate.replay_with_state("elo", ordered)
     late = ordered[100:101].with_columns(pl.lit(10**6).alias("match_id"))
     with pytest.raises(duckrate.RebuildRequired) as python_error:

@@ -5,8 +5,9 @@ never imports it. Each league replays as one Spark task that calls the very func
 the DuckDB macros run (:func:`duckrate.replay_with_state`), so rows and state are those of the DuckDB path
 bit for bit; ``bt_fit`` sums games into per-pair statistics in Spark and solves on the driver.
 
-- :func:`replay` / :func:`replay_with_state` / :func:`replay_state`: a two-player system over a Spark
-  DataFrame of canonical matches, continuing a saved state (a Spark DataFrame) when given;
+- :func:`replay` / :func:`replay_with_state` / :func:`replay_state`: a rating system over a Spark
+  DataFrame of canonical matches (or contest results), continuing a saved state (a Spark DataFrame) when
+  given;
 - :func:`bt_fit`: Bradley-Terry fits of every league.
 
 See docs/spark.md.

@@ -1,6 +1,6 @@
 """One league's replay, as Spark runs it in a Python worker (a cogrouped ``applyInArrow`` function).
 
-It receives the league's matches and its saved state rows as Arrow tables and calls
+It receives the league's matches (or contest results) and its saved state rows as Arrow tables and calls
 :func:`duckrate.replay_with_state`, the function behind the Python API (the DuckDB macros run the same
 ``run_replay``), so validation, replay order, kernels and state are the ones the DuckDB path uses. It returns
 the replay rows and the state rows after them, on one schema (``duckrate_part`` tells them apart), or one
@@ -14,7 +14,6 @@ import pyarrow as pa
 
 from ..errors import DuckrateInputError
 from ..state import replay_with_state
-from ..systems._replay import OUTPUT_COLUMNS
 from ..systems._state import state_frame
 from .arrow_tables import from_polars, part_table, struct_column
 from .task_errors import error_columns
@@ -24,12 +23,19 @@ class LeagueReplay:
     """The task of :func:`duckrate.spark.replay_with_state`: ``(key, matches, saved) -> rows + state``."""
 
     def __init__(
-        self, system: str, params: dict, priors: pl.DataFrame | None, chunk_size: int | None, schema: pa.Schema
+        self,
+        system: str,
+        params: dict,
+        priors: pl.DataFrame | None,
+        chunk_size: int | None,
+        outputs: tuple[str, ...],
+        schema: pa.Schema,
     ):
         self.system = system
         self.params = params
         self.priors = priors  # the whole player_priors table: each league reads its own rows, as on one machine
         self.chunk_size = chunk_size
+        self.outputs = outputs  # the replay's columns, in order
         self.schema = schema  # the combined schema (see duckrate.spark.replay.combined_type)
 
     def function(self):
@@ -59,10 +65,9 @@ class LeagueReplay:
             chunk_size=self.chunk_size,
             **self.params,
         )
-        row_schema = pa.schema([self.schema.field(name) for name in OUTPUT_COLUMNS])
-        row_table = from_polars(rows, row_schema)
+        row_table = from_polars(rows, pa.schema([self.schema.field(name) for name in self.outputs]))
         row_part = part_table(
-            self.schema, "row", {name: row_table[name].combine_chunks() for name in OUTPUT_COLUMNS}, rows.height
+            self.schema, "row", {name: row_table[name].combine_chunks() for name in self.outputs}, rows.height
         )
         return pa.concat_tables([row_part, self._state_part(after)])
 

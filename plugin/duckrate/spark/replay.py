@@ -1,11 +1,12 @@
-"""``duckrate.spark.replay``: a two-player replay over a Spark DataFrame, one task per league.
+"""``duckrate.spark.replay``: a replay over a Spark DataFrame, one task per league.
 
 On the driver: duckrate's own checks of the parameters and of the columns' names and types (the Python
-path's, on an empty frame of the same schema), then one Spark job: matches grouped by ``league``,
+path's, on an empty frame of the same schema), then one Spark job: the table grouped by ``league``,
 cogrouped with the saved state's rows of the league, each group replayed by :class:`.LeagueReplay`. The
 result is checkpointed (computed once, held by the executors), so the rows, the state and the errors are
 read from one run; an input error is raised on the driver as the Python API raises it, and a ``match_id``
-repeated across leagues is found by one more aggregation.
+repeated across leagues is found by one more aggregation. Two-player systems replay matches, contest
+systems contest results (:mod:`.rated_tables`).
 """
 
 from __future__ import annotations
@@ -15,48 +16,26 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..errors import DuckrateInputError
 from ..state import replay_with_state as python_replay
-from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from ..systems._replay import OUTPUT_COLUMNS
 from .arrow_tables import STATE_TYPE, arrow_schema, empty_frame
 from .canonical import canonical_columns
 from .league_replay import LeagueReplay
+from .rated_tables import RatedTable, rated_table
 from .saved_state import no_state, state_columns
 from .task_errors import ERROR_FIELDS, raise_first_error
-from .unique_keys import check_unique_match_ids
-
-_TEXT = ("league", "player_a", "player_b")
 
 
-def combined_type(matches: T.StructType) -> T.StructType:
+def combined_type(rated: RatedTable, inputs: T.StructType) -> T.StructType:
     """The schema every league's task returns: ``duckrate_part`` ('row', 'state' or 'error'), the replay's
-    columns (``match_id`` and ``played_at`` in their input types), the state row as the struct
-    ``duckrate_state``, and the error's class and message."""
-
-    def output_type(name: str) -> T.DataType:
-        if name in ("match_id", "played_at"):
-            return matches[name].dataType
-        if name == "seq":
-            return T.LongType()
-        return T.StringType() if name in _TEXT else T.DoubleType()
-
+    columns, the state row as the struct ``duckrate_state``, and the error's class and message."""
     return T.StructType(
         [
             T.StructField("duckrate_part", T.StringType()),
-            *(T.StructField(name, output_type(name)) for name in OUTPUT_COLUMNS),
+            *(T.StructField(name, rated.output_type(name, inputs)) for name in rated.outputs),
             T.StructField("duckrate_state", STATE_TYPE),
             *(T.StructField(name, T.StringType()) for name, _ in ERROR_FIELDS),
         ]
     )
-
-
-def _check_system(system: str) -> None:
-    if system in {s.name for s in CONTEST_SYSTEMS}:
-        raise DuckrateInputError(
-            f"duckrate.spark: {system!r} rates contests; Spark replays the two-player systems "
-            f"({', '.join(s.name for s in REPLAY_SYSTEMS)}); replay contests with duckrate.replay_with_state"
-        )
 
 
 def replay_with_state(
@@ -67,8 +46,9 @@ def replay_with_state(
     chunk_size: int | None = None,
     **params,
 ) -> tuple[DataFrame, DataFrame]:
-    """Replay ``system`` (``"elo"``, ``"glicko"``, ...) over a Spark DataFrame of canonical matches,
-    continuing ``state`` (a state DataFrame from an earlier call, or a table of the DuckDB path) when given.
+    """Replay ``system`` (``"elo"``, ``"glicko"``, ...) over a Spark DataFrame of canonical matches (of
+    contest results for a contest system: ``"elo_mmr"``, ...), continuing ``state`` (a state DataFrame from
+    an earlier call, or a table of the DuckDB path) when given.
 
     Returns ``(rows, state)``: the replay rows (the columns of ``<system>_replay``) and the state after them
     (the columns of ``<system>_state``), both read from one checkpointed run. Raises
@@ -78,15 +58,15 @@ def replay_with_state(
     Python API reads it). ``chunk_size`` bounds the matches one kernel call replays within a league (as for
     :func:`duckrate.replay_with_state`).
     """
-    _check_system(system)
-    frame = canonical_columns(matches)
+    rated = rated_table(system)
+    frame = canonical_columns(matches, rated.columns)
     if isinstance(priors, DataFrame):
         priors = pl.from_arrow(priors.toArrow())
     # parameters, columns, types and the priors table, checked as the Python API checks them
     python_replay(system, empty_frame(frame), priors=priors, chunk_size=chunk_size, **params)
     saved = state_columns(state) if state is not None else no_state(frame.sparkSession)
-    schema = combined_type(frame.schema)
-    task = LeagueReplay(system, params, priors, chunk_size, arrow_schema(schema, frame))
+    schema = combined_type(rated, frame.schema)
+    task = LeagueReplay(system, params, priors, chunk_size, rated.outputs, arrow_schema(schema, frame))
     combined = (
         frame.groupBy("league")
         .cogroup(saved.groupBy("league"))
@@ -94,8 +74,9 @@ def replay_with_state(
         .localCheckpoint(eager=True)
     )
     raise_first_error(combined, "league")
-    check_unique_match_ids(frame)
-    rows = combined.filter(F.col("duckrate_part") == "row").select(*OUTPUT_COLUMNS)
+    if rated.check_keys is not None:
+        rated.check_keys(frame)
+    rows = combined.filter(F.col("duckrate_part") == "row").select(*rated.outputs)
     after = combined.filter(F.col("duckrate_part") == "state").select("duckrate_state.*")
     return rows, after
 
