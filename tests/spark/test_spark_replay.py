@@ -216,3 +216,10 @@ def test_parameter_and_continuation_errors_are_the_python_apis(spark):
     with pytest.raises(duckrate.RebuildRequired) as spark_error:
         duckrate.spark.replay(to_spark(spark, late), "elo", state=to_spark(spark, python_state))
     assert str(spark_error.value) == str(python_error.value)
+    # a new league under other parameters: the saved leagues (no new matches) refuse them as a whole state does
+    north = ordered[300:310].with_columns(pl.lit("north").alias("league"), pl.col("match_id") + 10**6)
+    with pytest.raises(duckrate.RebuildRequired) as python_error:
+        duckrate.replay_with_state("elo", north, state=python_state, k=24.0)
+    with pytest.raises(duckrate.RebuildRequired) as spark_error:
+        duckrate.spark.replay(to_spark(spark, north), "elo", state=to_spark(spark, python_state), k=24.0)
+    assert str(spark_error.value) == str(python_error.value)

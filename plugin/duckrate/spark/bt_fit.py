@@ -89,7 +89,9 @@ def collected_pairs(frame: DataFrame) -> pl.DataFrame:
         )
     )
     collected = pl.from_arrow(sums.toArrow())
-    errors = collected.filter(pl.col("duckrate_error").is_not_null()).sort("league", "duckrate_message")
+    errors = collected.filter(pl.col("duckrate_error").is_not_null()).sort(
+        "league", "duckrate_message", nulls_last=True
+    )
     if errors.height:
         raise_error(errors["duckrate_error"][0], errors["duckrate_message"][0])
     check_unique_match_ids(frame)

@@ -14,9 +14,16 @@ import pyarrow as pa
 
 from ..errors import DuckrateInputError
 from ..state import replay_with_state
-from ..systems._state import state_frame
+from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from ..systems._state import check_league_rows, state_frame
 from .arrow_tables import from_polars, part_table, struct_column
 from .task_errors import error_columns
+
+SYSTEMS = {system.name: system for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)}
+
+
+def league_rows(state: pl.DataFrame) -> pl.DataFrame:
+    return state.filter(pl.col("kind") == "league")
 
 
 class LeagueReplay:
@@ -55,8 +62,10 @@ class LeagueReplay:
 
     def _replay(self, matches: pa.Table, saved: pa.Table) -> pa.Table:
         state = pl.from_arrow(saved) if saved.num_rows else None
-        if not matches.num_rows:  # a league with no new matches keeps its state as it was saved
-            return self._state_part(state_frame(state))
+        if not matches.num_rows:  # a league with no new matches keeps its state as it was saved,
+            kept = state_frame(state)  # if saved by this system with these parameters (as a whole state is checked)
+            check_league_rows(SYSTEMS[self.system], SYSTEMS[self.system].resolve(self.params), league_rows(kept))
+            return self._state_part(kept)
         rows, after = replay_with_state(
             self.system,
             pl.from_arrow(matches),

@@ -33,10 +33,11 @@ def raise_error(kind: str, message: str) -> None:
 
 
 def raise_first_error(frame: DataFrame, order_by: str) -> None:
-    """Raise the first error row of ``frame`` (by ``order_by``, NULLs first) as the exception it was, if any."""
+    """Raise the first error row of ``frame`` (by ``order_by``, NULLs last, as a state table is sorted) as the
+    exception it was, if any."""
     found = (
         frame.filter(F.col("duckrate_error").isNotNull())
-        .orderBy(F.col(order_by).asc_nulls_first(), F.col("duckrate_message"))
+        .orderBy(F.col(order_by).asc_nulls_last(), F.col("duckrate_message"))
         .select("duckrate_error", "duckrate_message")
         .limit(1)
         .collect()
