@@ -92,11 +92,12 @@ def test_rows_and_state_equal_the_duckdb_path(spark, con, matches, system):
     assert dict(rows.dtypes) == ROW_TYPES and rows.columns == list(ROW_TYPES)
     assert dict(state.dtypes) == STATE_TYPES and state.columns == list(STATE_TYPES)
     table(con, "matches", matches)
+    got = from_spark(rows)
+    assert got["league"].n_unique() == 3
     expected_rows = con.sql(f"SELECT * FROM {system}_replay('matches')").pl()
-    assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected_rows), check_exact=True)
+    assert_frame_equal(sorted_rows(got), sorted_rows(expected_rows), check_exact=True)
     expected_state = con.sql(f"SELECT * FROM {system}_state('matches')").pl()
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
-    assert from_spark(rows)["league"].n_unique() == 3
 
 
 def test_priors_equal_the_duckdb_path(spark, con):

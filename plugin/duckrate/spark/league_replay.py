@@ -23,6 +23,7 @@ SYSTEMS = {system.name: system for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)
 
 
 def league_rows(state: pl.DataFrame) -> pl.DataFrame:
+    """The ``league`` rows of a state table."""
     return state.filter(pl.col("kind") == "league")
 
 
