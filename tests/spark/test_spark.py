@@ -1,10 +1,16 @@
-"""``duckrate.spark.replay_with_state`` in Spark local mode gives the DuckDB macros' rows and state bit for
-bit (each league one task; two-player and contest systems), continues a saved state (its own or one the DuckDB path saved) as a full replay
-would, and raises the Python API's errors with its messages."""
+"""``duckrate.spark`` in Spark local mode, against the DuckDB path and the Python API (one module: one Spark
+session per test process, which the CI's module-per-worker split keeps to one).
+
+Replays give the DuckDB macros' rows and state bit for bit (each league one task; two-player and contest
+systems), continue a saved state (their own or one the DuckDB path saved) as a full replay would, and raise
+the Python API's errors with its messages. ``bt_fit`` (games summed per pair in Spark, solved on the driver)
+equals ``duckrate.bt_fit`` within 1e-9, raises its input errors, and refuses, saying why, the options that
+need every game's row."""
 
 from __future__ import annotations
 
 import duckdb
+import numpy as np
 import polars as pl
 import pytest
 from helpers.spark_frames import from_spark, to_spark
@@ -170,8 +176,8 @@ def test_continuation_with_rating_periods_equals_a_full_replay(spark, con):
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(full_state), check_exact=True)
 
 
-def _set(frame: pl.DataFrame, match_id: int, **values) -> pl.DataFrame:
-    at = pl.col("match_id") == match_id
+def _set(frame: pl.DataFrame, at_id: int, **values) -> pl.DataFrame:
+    at = pl.col("match_id") == at_id
     return frame.with_columns(pl.when(at).then(pl.lit(v)).otherwise(pl.col(k)).alias(k) for k, v in values.items())
 
 
@@ -224,3 +230,69 @@ def test_parameter_and_continuation_errors_are_the_python_apis(spark):
     with pytest.raises(duckrate.RebuildRequired) as spark_error:
         duckrate.spark.replay(to_spark(spark, north), "elo", state=to_spark(spark, python_state), k=24.0)
     assert str(spark_error.value) == str(python_error.value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# bt_fit
+
+
+FIT_ORDER = ["league", "kind", "player"]
+
+
+@pytest.fixture(scope="module")
+def games() -> pl.DataFrame:
+    """Two leagues of weighted games (weights make the per-pair sums inexact, so order matters)."""
+    frame = generate_matches(2000, 60, n_leagues=2, seed=3)
+    rng = np.random.default_rng(3)
+    return frame.with_columns(
+        pl.Series("weight", rng.uniform(0.5, 2.0, frame.height)), pl.Series("len_diff", rng.normal(size=frame.height))
+    )
+
+
+PRIORS = pl.DataFrame(
+    {
+        "player": ["p000001", "p000002", "p000004"],
+        "rating": [1650.0, 1400.0, 1500.0],
+        "sd": [90.0, None, 300.0],
+        "league": [None, None, "league_2"],
+    }
+)
+FIT_CASES = {
+    "mle, dense intervals": {},
+    "ridge with a side-A effect": {"prior_sd": 200.0, "home_advantage": True},
+    "mm, sparse intervals": {"method": "mm", "uncertainty": "sparse"},
+    "priors": {"prior_sd": 250.0, "priors": PRIORS},
+}
+
+
+@pytest.mark.parametrize("case", list(FIT_CASES))
+def test_fit_equals_the_python_fit(spark, games, case):
+    params = FIT_CASES[case]
+    expected = duckrate.bt_fit(games, **params)
+    got = from_spark(duckrate.spark.bt_fit(to_spark(spark, games), **params))
+    assert got.columns == expected.columns
+    assert_frame_equal(got.sort(FIT_ORDER), expected.sort(FIT_ORDER), check_exact=False, rel_tol=0.0, abs_tol=1e-9)
+
+
+def test_fit_input_errors_are_the_python_apis(spark, games):
+    bad = games.with_columns(pl.when(pl.col("match_id") == 40).then(-0.5).otherwise(pl.col("score_a")).alias("score_a"))
+    with pytest.raises(duckrate.DuckrateInputError) as python_error:
+        duckrate.bt_fit(bad)
+    with pytest.raises(duckrate.DuckrateInputError) as spark_error:
+        duckrate.spark.bt_fit(to_spark(spark, bad))
+    assert str(spark_error.value) == str(python_error.value)
+
+
+@pytest.mark.parametrize(
+    "params, named",
+    [
+        ({"uncertainty": "bootstrap"}, "uncertainty := 'bootstrap'"),
+        ({"uncertainty": "sandwich", "cluster": "player_a"}, "cluster"),
+        ({"uncertainty": "sandwich"}, "uncertainty := 'sandwich'"),
+        ({"covariates": ["len_diff"]}, "covariates"),
+        ({"reweight": "inverse_pair_frequency"}, "reweight"),
+    ],
+)
+def test_row_level_options_are_refused_with_the_reason(spark, games, params, named):
+    with pytest.raises(duckrate.DuckrateInputError, match=f"{named} is not supported on Spark: it needs"):
+        duckrate.spark.bt_fit(to_spark(spark, games), **params)
