@@ -138,7 +138,11 @@ def bt_fit(matches: DataFrame, priors=None, **params) -> DataFrame:
     frame = canonical_columns(matches)
     if isinstance(priors, DataFrame):
         priors = pl.from_arrow(priors.toArrow())
-    python_bt_fit(empty_frame(frame), priors=priors, **params)  # parameters, columns, types, priors
+    covariates = params.get("covariates")
+    covariates = [covariates] if isinstance(covariates, str) else list(covariates or [])
+    named = [name for name in (*covariates, params.get("cluster")) if isinstance(name, str)]
+    checked = canonical_columns(matches, named=named)  # with the columns the Python path checks too
+    python_bt_fit(empty_frame(checked), priors=priors, **params)  # parameters, columns, types, priors
     resolved = resolve_parameters(params)
     refused = _refused(resolved)
     if refused is not None:

@@ -22,9 +22,10 @@ def _column(frame: DataFrame, name: str) -> Column | None:
     return None
 
 
-def canonical_columns(frame: DataFrame, names: tuple[str, ...] = MATCH_COLUMNS) -> DataFrame:
+def canonical_columns(frame: DataFrame, names: tuple[str, ...] = MATCH_COLUMNS, named=()) -> DataFrame:
     """``frame``'s columns among ``names`` under their canonical names, and ``league`` as text (NULL when
-    ``frame`` has none)."""
+    ``frame`` has none); then those of the columns ``named`` (e.g. ``bt_fit``'s covariates) it has, as
+    they are."""
     selected = []
     for name in names:
         column = _column(frame, name)
@@ -32,4 +33,5 @@ def canonical_columns(frame: DataFrame, names: tuple[str, ...] = MATCH_COLUMNS) 
             selected.append((column if column is not None else F.lit(None)).cast("string").alias("league"))
         elif column is not None:
             selected.append(column.alias(name))
-    return frame.select(*selected)
+    extra = [F.col(f"`{name}`") for name in dict.fromkeys(named) if name in frame.columns and name not in names]
+    return frame.select(*selected, *extra)
