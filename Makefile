@@ -1,15 +1,16 @@
 # Two commands on a fresh machine:  make demo  (build the demo warehouse and its report, demo/report.html)  and
-# make test  (every test; it installs Debian's chromium and chromium-driver for the report's browser test when missing).
+# make test  (every test; it installs Debian's chromium and chromium-driver for the report's browser test, and Java 17 for
+# the Spark tests, when missing).
 PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench clean browser
+.PHONY: demo test lint bench clean browser java
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[test,bench]"
+	$(PY) -m pip install --quiet -e ".[test,bench,spark]"
 	$(PY) -m duckrate.cli warm --fresh
 	touch $@
 
@@ -25,7 +26,15 @@ browser:
 	  $$run apt-get update && DEBIAN_FRONTEND=noninteractive $$run apt-get install -y --no-install-recommends chromium chromium-driver; \
 	fi
 
-test: $(VENV)/.installed browser
+# The Spark tests (tests/spark) run PySpark in local mode, which needs a Java runtime: Debian's OpenJDK 17,
+# installed with apt-get when no java is on the PATH.
+java:
+	@if ! command -v java >/dev/null 2>&1; then \
+	  if [ "$$(id -u)" = 0 ]; then run=; else run=sudo; fi; \
+	  $$run apt-get update && DEBIAN_FRONTEND=noninteractive $$run apt-get install -y --no-install-recommends openjdk-17-jre-headless; \
+	fi
+
+test: $(VENV)/.installed browser java
 	$(PY) -m pytest -q -n auto --dist loadfile
 
 lint: $(VENV)/.installed

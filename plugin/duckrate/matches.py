@@ -24,6 +24,7 @@ from .errors import DuckrateInputError
 
 REQUIRED_COLUMNS = ("match_id", "played_at", "player_a", "player_b", "score_a")
 OPTIONAL_COLUMNS = ("league", "weight", "period")
+DUPLICATE_KEY = "a unique match_id per row (duplicate key)"  # what a repeated match_id is told it should be
 
 # Leagues x players up to this many states are addressed directly as league * n_players + player.
 _DIRECT_STATE_LIMIT = 1 << 23
@@ -97,10 +98,15 @@ def row_key_text(columns: dict, row: int) -> str:
     return f"a row with NULL match_id (played_at={played_at!r})"
 
 
-def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
-    raise DuckrateInputError(
+def input_error(columns: dict, table: str, column: str, row: int, value, expected: str) -> DuckrateInputError:
+    """The error for a bad ``value`` in ``column`` at ``row``: it names the column, the row's key and the value."""
+    return DuckrateInputError(
         f"{table}: column '{column}' has {value!r} at {row_key_text(columns, row)}; expected {expected}"
     )
+
+
+def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
+    raise input_error(columns, table, column, row, value, expected)
 
 
 def _first_null(array: pa.Array) -> int:
@@ -250,7 +256,7 @@ def _check_unique_integers(columns: dict, table: str, keys: np.ndarray) -> None:
     if span <= 8 * keys.size + 1024:
         row = _first_duplicate_dense(keys, low, span)
         if row >= 0:
-            _fail(columns, table, "match_id", row, keys[row].item(), "a unique match_id per row (duplicate key)")
+            _fail(columns, table, "match_id", row, keys[row].item(), DUPLICATE_KEY)
     elif pl.Series(keys).n_unique() != keys.size:
         _report_duplicate(columns, table, pl.Series(keys).is_duplicated().to_numpy())
 
@@ -258,7 +264,7 @@ def _check_unique_integers(columns: dict, table: str, keys: np.ndarray) -> None:
 def _report_duplicate(columns: dict, table: str, duplicated: np.ndarray) -> None:
     rows = np.flatnonzero(duplicated)
     value = columns["match_id"][int(rows[-1])].as_py()
-    _fail(columns, table, "match_id", int(rows[-1]), value, "a unique match_id per row (duplicate key)")
+    _fail(columns, table, "match_id", int(rows[-1]), value, DUPLICATE_KEY)
 
 
 def _player_codes(columns: dict, table: str, n_rows: int) -> tuple[np.ndarray, np.ndarray, pa.Array]:

@@ -222,6 +222,34 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
     params = resolve_parameters(given)
     _check_row_options(params, columns)
     prepared = prepare_matches(columns, table)
+
+    def league_data_of():  # called after the priors are checked, as before the split
+        covariates = params["covariates"]
+        features_all = None
+        if covariates:
+            stacked = [covariate_column(columns, table, name) for name in covariates]
+            if params["home_advantage"]:
+                stacked.insert(0, np.ones(prepared.n_rows))
+            features_all = np.column_stack(stacked)
+        cluster_all = None if params["cluster"] is None else cluster_codes(columns, table, params["cluster"])
+        rows = league_rows(prepared)
+
+        def league_data(league, slots, local, precision_all, mu_all):
+            return _league_data(
+                prepared, rows[league], local, slots, params, features_all, cluster_all, precision_all, mu_all
+            )
+
+        return league_data
+
+    return fit_prepared(prepared, priors, params, league_data_of)
+
+
+def fit_prepared(prepared: PreparedMatches, priors, params: dict, league_data_of) -> pa.Table:
+    """Fit every league of ``prepared`` (``params`` resolved and checked): ``league_data_of()``, called once
+    the priors are checked, returns ``league_data(league, slots, local, precision, mu)``, a league's
+    :class:`LeagueData` (its players' state ``slots`` in name order, ``local`` each slot's index among
+    them, the prior precision and mean by slot). The rows of :func:`fit_columns`; the Spark path
+    (:mod:`duckrate.spark`) calls it with pairs aggregated in Spark."""
     priors = prior_columns(priors)
     precision_all, mu_all = _prior_arrays(prepared, priors, params["prior_sd"])
     params["with_priors"] = priors is not None and len(priors.get("player", [])) > 0
@@ -229,15 +257,8 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
     if params["anchor_player"] is not None and params["with_priors"]:
         raise DuckrateInputError("bt_fit: give either priors (which fix the rating scale) or anchor_player, not both")
     covariates = params["covariates"]
-    features_all = None
-    if covariates:
-        stacked = [covariate_column(columns, table, name) for name in covariates]
-        if params["home_advantage"]:
-            stacked.insert(0, np.ones(prepared.n_rows))
-        features_all = np.column_stack(stacked)
-    cluster_all = None if params["cluster"] is None else cluster_codes(columns, table, params["cluster"])
+    league_data = league_data_of()
     local, members = name_ordered_codes(prepared)
-    rows = league_rows(prepared)
     anchor_code = None
     if params["anchor_player"] is not None:
         found = pc.index(prepared.players, params["anchor_player"]).as_py()
@@ -250,9 +271,7 @@ def fit_columns(columns: dict[str, pa.Array], priors, given: dict, table: str = 
         if slots.size == 0:
             continue
         league_name = prepared.league_names[league]
-        data = _league_data(
-            prepared, rows[league], local, slots, params, features_all, cluster_all, precision_all, mu_all
-        )
+        data = league_data(league, slots, local, precision_all, mu_all)
         anchor = None
         if params["anchor_player"] is not None:
             hit = (

@@ -128,6 +128,38 @@ def pairs_from_rows(
     return Pairs(int(n_players), a, b, wins, losses, games, row_pair, row_wins, row_losses, code_a, code_b)
 
 
+def pairs_from_sums(
+    code_a: np.ndarray, code_b: np.ndarray, wins: np.ndarray, losses: np.ndarray, games: np.ndarray, n_players: int
+) -> Pairs:
+    """:class:`Pairs` from sums already made elsewhere (the Spark path): one entry per distinct ordered
+    pair, ``wins``/``losses`` its summed weighted score and complement, ``games`` its number of rows,
+    entries in the order of each pair's first game (as :func:`pairs_from_rows` meets them). The pairs come
+    out in :func:`pairs_from_rows`' order; the row arrays hold one row per pair (the pairs fits read none)."""
+    code_a = np.ascontiguousarray(code_a, dtype=np.int64)
+    code_b = np.ascontiguousarray(code_b, dtype=np.int64)
+    group, a, b = group_pairs(code_a, code_b, int(n_players))
+    ordered_wins = np.empty(a.shape[0], dtype=np.float64)
+    ordered_losses = np.empty(a.shape[0], dtype=np.float64)
+    ordered_wins[group] = wins
+    ordered_losses[group] = losses
+    per_player = np.zeros(int(n_players), dtype=np.int64)
+    np.add.at(per_player, code_a, np.asarray(games, dtype=np.int64))
+    np.add.at(per_player, code_b, np.asarray(games, dtype=np.int64))
+    return Pairs(
+        int(n_players),
+        a,
+        b,
+        ordered_wins,
+        ordered_losses,
+        per_player,
+        group,
+        np.asarray(wins, dtype=np.float64),
+        np.asarray(losses, dtype=np.float64),
+        code_a,
+        code_b,
+    )
+
+
 @kernel
 def _resample_sums(row_pair, row_wins, row_losses, counts, n_pairs):
     wins = np.zeros(n_pairs, dtype=np.float64)

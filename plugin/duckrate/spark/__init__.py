@@ -1,0 +1,26 @@
+"""duckrate on Apache Spark: the same replays and Bradley-Terry fits over Spark DataFrames.
+
+An optional extra (``pip install duckrate[spark]``: PySpark 4, which needs Java 17); ``import duckrate``
+never imports it. Each league replays as one Spark task that calls the very functions the Python API and
+the DuckDB macros run (:func:`duckrate.replay_with_state`), so rows and state are those of the DuckDB path
+bit for bit; ``bt_fit`` sums games into per-pair statistics in Spark and solves on the driver.
+
+- :func:`replay` / :func:`replay_with_state` / :func:`replay_state`: a rating system over a Spark
+  DataFrame of canonical matches (or contest results), continuing a saved state (a Spark DataFrame) when
+  given;
+- :func:`bt_fit`: Bradley-Terry fits of every league.
+
+See docs/spark.md.
+"""
+
+from __future__ import annotations
+
+try:
+    import pyspark  # noqa: F401
+except ImportError as error:  # the extra is not installed
+    raise ImportError("duckrate.spark needs PySpark (and Java 17): pip install 'duckrate[spark]'") from error
+
+from .bt_fit import bt_fit
+from .replay import replay, replay_state, replay_with_state
+
+__all__ = ["bt_fit", "replay", "replay_state", "replay_with_state"]

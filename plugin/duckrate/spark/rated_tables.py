@@ -1,0 +1,64 @@
+"""The two kinds of table a Spark replay rates, and the columns and types of its rows.
+
+``matches`` (two-player systems) and ``contest_results`` (contest systems): the canonical input columns a
+task receives, and the replay's output columns typed as the DuckDB macros type them (``league`` text; the
+columns passed through keep their input types; counts are longs, the rest doubles). A ``match_id`` is a
+key across all leagues and is checked so; a contest is one ``(league, contest_id)``, so every check of a
+contest table runs within its league's task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from pyspark.sql import DataFrame
+from pyspark.sql import types as T
+
+from .. import contests
+from ..systems import CONTEST_SYSTEMS
+from ..systems import contest_system as contest_rows
+from ..systems._replay import OUTPUT_COLUMNS as MATCH_OUTPUT_COLUMNS
+from .canonical import MATCH_COLUMNS
+from .unique_keys import check_unique_match_ids
+
+
+@dataclass(frozen=True)
+class RatedTable:
+    """One kind of input table: its canonical ``columns`` and the replay's ``outputs``."""
+
+    columns: tuple[str, ...]
+    outputs: tuple[str, ...]
+    passthrough: tuple[str, ...]  # output columns typed as the input's column of the same name
+    text: tuple[str, ...]  # output columns cast to text
+    counts: tuple[str, ...]  # output columns that are longs; every other one is a double
+    check_keys: Callable[[DataFrame], None] | None = None  # a check across leagues, on the driver
+
+    def output_type(self, name: str, inputs: T.StructType) -> T.DataType:
+        if name in self.passthrough:
+            return inputs[name].dataType
+        if name in self.text:
+            return T.StringType()
+        return T.LongType() if name in self.counts else T.DoubleType()
+
+
+MATCHES = RatedTable(
+    columns=MATCH_COLUMNS,
+    outputs=MATCH_OUTPUT_COLUMNS,
+    passthrough=("match_id", "played_at"),
+    text=("league", "player_a", "player_b"),
+    counts=("seq",),
+    check_keys=check_unique_match_ids,
+)
+CONTESTS = RatedTable(
+    columns=(*contests.REQUIRED_COLUMNS, *contests.OPTIONAL_COLUMNS),
+    outputs=contest_rows.OUTPUT_COLUMNS,
+    passthrough=("contest_id", "played_at", "player", "rank"),
+    text=("league",),
+    counts=("n_players", "seq"),
+)
+
+
+def rated_table(system: str) -> RatedTable:
+    """What ``system`` rates: contest results for a contest system, else matches."""
+    return CONTESTS if system in {s.name for s in CONTEST_SYSTEMS} else MATCHES

@@ -1,0 +1,298 @@
+"""``duckrate.spark`` in Spark local mode, against the DuckDB path and the Python API (one module: one Spark
+session per test process, which the CI's module-per-worker split keeps to one).
+
+Replays give the DuckDB macros' rows and state bit for bit (each league one task; two-player and contest
+systems), continue a saved state (their own or one the DuckDB path saved) as a full replay would, and raise
+the Python API's errors with its messages. ``bt_fit`` (games summed per pair in Spark, solved on the driver)
+equals ``duckrate.bt_fit`` within 1e-9, raises its input errors, and refuses, saying why, the options that
+need every game's row."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import polars as pl
+import pytest
+from helpers.spark_frames import from_spark, to_spark
+from helpers.state_cases import history
+from polars.testing import assert_frame_equal
+
+import duckrate
+from duckrate.synthetic import generate_contests, generate_matches
+
+pytest.importorskip("pyspark", reason="duckrate.spark needs PySpark: pip install 'duckrate[spark]'")
+import duckrate.spark
+
+ROW_ORDER = ["league", "seq"]
+STATE_ORDER = ["kind", "league", "player", "opponent"]
+ROW_TYPES = {
+    "league": "string",
+    "seq": "bigint",
+    "match_id": "bigint",
+    "played_at": "timestamp",
+    "player_a": "string",
+    "player_b": "string",
+    "score_a": "double",
+    **{
+        name: "double"
+        for name in (
+            "expected_a",
+            "rating_a_before",
+            "rating_b_before",
+            "sd_a_before",
+            "sd_b_before",
+            "rating_a_after",
+            "rating_b_after",
+            "sd_a_after",
+            "sd_b_after",
+        )
+    },
+}
+STATE_TYPES = {
+    "league": "string",
+    "kind": "string",
+    "player": "string",
+    "opponent": "string",
+    "value": "array<double>",
+    "system": "string",
+    "params": "string",
+    "seq": "bigint",
+    "n_players": "bigint",
+    "last_time_key": "bigint",
+    "time_unit": "string",
+    "last_match_id": "string",
+    "resume_period": "bigint",
+    "pending_ids": "array<string>",
+}
+
+
+@pytest.fixture(scope="module")
+def matches() -> pl.DataFrame:
+    return generate_matches(1500, 90, n_leagues=3, seed=7)
+
+
+@pytest.fixture()
+def con():
+    connection = duckrate.register(duckdb.connect())
+    yield connection
+    connection.close()
+
+
+def table(con, name: str, frame: pl.DataFrame) -> None:
+    con.register("duckrate_test_frame", frame)
+    con.execute(f"CREATE OR REPLACE TABLE {name} AS SELECT * FROM duckrate_test_frame")
+    con.unregister("duckrate_test_frame")
+
+
+def sorted_rows(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.sort(ROW_ORDER, nulls_last=True)
+
+
+def sorted_state(frame: pl.DataFrame) -> pl.DataFrame:
+    return frame.sort(STATE_ORDER, nulls_last=True)
+
+
+@pytest.mark.parametrize("system", ["elo", "glicko", "glicko2", "trueskill"])
+def test_rows_and_state_equal_the_duckdb_path(spark, con, matches, system):
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, matches), system)
+    assert dict(rows.dtypes) == ROW_TYPES and rows.columns == list(ROW_TYPES)
+    assert dict(state.dtypes) == STATE_TYPES and state.columns == list(STATE_TYPES)
+    table(con, "matches", matches)
+    got = from_spark(rows)
+    assert got["league"].n_unique() == 3
+    expected_rows = con.sql(f"SELECT * FROM {system}_replay('matches')").pl()
+    assert_frame_equal(sorted_rows(got), sorted_rows(expected_rows), check_exact=True)
+    expected_state = con.sql(f"SELECT * FROM {system}_state('matches')").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
+
+
+def test_priors_equal_the_duckdb_path(spark, con):
+    """A priors table (league-less rows for every league, league rows for theirs) read as the macro reads it."""
+    matches = history(900, 30, 13, True, False)
+    priors = pl.DataFrame(
+        {
+            "player": ["p1", "p2", "p3", "p1"],
+            "league": [None, None, "west", "east"],
+            "rating": [1700.0, 1300.0, 1550.0, 1620.0],
+            "sd": [80.0, 500.0, 10.0, None],
+            "volatility": [0.2, None, 0.01, 0.05],
+        }
+    )
+    rows = duckrate.spark.replay(to_spark(spark, matches), "glicko2", priors=to_spark(spark, priors), tau=1.1)
+    table(con, "matches", matches)
+    table(con, "priors", priors)
+    expected = con.sql("SELECT * FROM glicko2_replay('matches', tau := 1.1, priors := 'priors')").pl()
+    assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected), check_exact=True)
+
+
+def test_contest_replay_equals_the_duckdb_path(spark, con):
+    """A contest system (Elo-MMR) over contest results: each league one task, rows and state as the macros'."""
+    results = generate_contests(30, 10, 50, seed=5, n_leagues=2)
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, results), "elo_mmr")
+    table(con, "results", results)
+    order = ["league", "seq", "rank", "player"]
+    expected_rows = con.sql("SELECT * FROM elo_mmr_replay('results')").pl()
+    assert_frame_equal(from_spark(rows).sort(order), expected_rows.sort(order), check_exact=True)
+    expected_state = con.sql("SELECT * FROM elo_mmr_state('results')").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
+
+
+def test_continuing_a_duckdb_state_leaves_untouched_leagues_as_saved(spark, con):
+    """A state saved by the DuckDB path continues on Spark; a league with no new matches keeps its rows."""
+    ordered = history(1200, 40, 3, True, False).sort("played_at", "match_id")
+    table(con, "first_part", ordered[:700])
+    table(con, "rest", ordered[700:].filter(pl.col("league").ne_missing("west")))
+    args = ", k := 24, advantage := 30"
+    saved = con.sql(f"SELECT * FROM elo_state('first_part'{args})").pl()
+    table(con, "saved", saved)
+    rest = con.sql("SELECT * FROM rest").pl()
+    rows, state = duckrate.spark.replay_with_state(
+        to_spark(spark, rest), "elo", state=to_spark(spark, saved), k=24, advantage=30
+    )
+    expected_rows = con.sql(f"SELECT * FROM elo_replay('rest'{args}, state := 'saved')").pl()
+    assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected_rows), check_exact=True)
+    expected_state = con.sql(f"SELECT * FROM elo_state('rest'{args}, state := 'saved')").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
+    west = pl.col("league") == "west"
+    assert_frame_equal(sorted_state(from_spark(state).filter(west)), sorted_state(saved.filter(west)), check_exact=True)
+
+
+def test_continuation_with_rating_periods_equals_a_full_replay(spark, con):
+    """Glicko with a period column: the state saved on Spark keeps the open period, whose matches are passed
+    again; rows and state equal one replay of everything by the DuckDB path."""
+    ordered = history(1200, 40, 5, True, True).sort("played_at", "match_id")
+    first, later = ordered[:700], ordered[700:]
+    _, saved = duckrate.spark.replay_with_state(to_spark(spark, first), "glicko", rd_min=30.0)
+    pending = from_spark(saved).filter(pl.col("kind") == "league")["pending_ids"].explode().drop_nulls()
+    assert pending.len() > 0
+    again = first.filter(pl.col("match_id").cast(pl.Utf8).is_in(pending.implode()))
+    rest = pl.concat([again, later])
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, rest), "glicko", state=saved, rd_min=30.0)
+    table(con, "everything", ordered)
+    full_rows = con.sql("SELECT * FROM glicko_replay('everything', rd_min := 30.0)").pl()
+    expected_rows = full_rows.filter(pl.col("match_id").is_in(rest["match_id"].implode()))
+    assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected_rows), check_exact=True)
+    full_state = con.sql("SELECT * FROM glicko_state('everything', rd_min := 30.0)").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(full_state), check_exact=True)
+
+
+def _set(frame: pl.DataFrame, at_id: int, **values) -> pl.DataFrame:
+    at = pl.col("match_id") == at_id
+    return frame.with_columns(pl.when(at).then(pl.lit(v)).otherwise(pl.col(k)).alias(k) for k, v in values.items())
+
+
+def _repeat_across_leagues(frame: pl.DataFrame) -> pl.DataFrame:
+    first_of = frame.group_by("league").agg(pl.col("match_id").min()).sort("league")["match_id"].to_list()
+    return _set(frame, first_of[1], match_id=first_of[0])
+
+
+BAD_INPUTS = {
+    "score out of range": lambda m: _set(m, 17, score_a=1.5),
+    "NULL player": lambda m: _set(m, 23, player_b=None),
+    "self-match": lambda m: m.with_columns(
+        pl.when(pl.col("match_id") == 31).then(pl.col("player_a")).otherwise(pl.col("player_b")).alias("player_b")
+    ),
+    "match_id repeated across leagues": _repeat_across_leagues,
+    "missing column": lambda m: m.drop("score_a"),
+    "played_at as text": lambda m: m.with_columns(pl.col("played_at").cast(pl.Utf8)),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_INPUTS))
+def test_input_errors_are_the_python_apis(spark, matches, case):
+    bad = BAD_INPUTS[case](matches)
+    with pytest.raises(duckrate.DuckrateInputError) as python_error:
+        duckrate.replay_with_state("elo", bad)
+    with pytest.raises(duckrate.DuckrateInputError) as spark_error:
+        duckrate.spark.replay(to_spark(spark, bad), "elo")
+    assert type(spark_error.value) is type(python_error.value)
+    assert str(spark_error.value) == str(python_error.value)
+
+
+def test_parameter_and_continuation_errors_are_the_python_apis(spark):
+    ordered = history(400, 20, 11, False, False).sort("played_at", "match_id")
+    with pytest.raises(duckrate.DuckrateInputError) as python_error:
+        duckrate.replay_with_state("elo", ordered, k=-1.0)
+    with pytest.raises(duckrate.DuckrateInputError) as spark_error:
+        duckrate.spark.replay(to_spark(spark, ordered), "elo", k=-1.0)
+    assert str(spark_error.value) == str(python_error.value)
+    _, python_state = duckrate.replay_with_state("elo", ordered)
+    late = ordered[100:101].with_columns(pl.lit(10**6).alias("match_id"))
+    with pytest.raises(duckrate.RebuildRequired) as python_error:
+        duckrate.replay_with_state("elo", late, state=python_state)
+    with pytest.raises(duckrate.RebuildRequired) as spark_error:
+        duckrate.spark.replay(to_spark(spark, late), "elo", state=to_spark(spark, python_state))
+    assert str(spark_error.value) == str(python_error.value)
+    # a new league under other parameters: the saved leagues (no new matches) refuse them as a whole state does
+    north = ordered[300:310].with_columns(pl.lit("north").alias("league"), pl.col("match_id") + 10**6)
+    with pytest.raises(duckrate.RebuildRequired) as python_error:
+        duckrate.replay_with_state("elo", north, state=python_state, k=24.0)
+    with pytest.raises(duckrate.RebuildRequired) as spark_error:
+        duckrate.spark.replay(to_spark(spark, north), "elo", state=to_spark(spark, python_state), k=24.0)
+    assert str(spark_error.value) == str(python_error.value)
+
+
+# ---------------------------------------------------------------------------------------------------
+# bt_fit
+
+
+FIT_ORDER = ["league", "kind", "player"]
+
+
+@pytest.fixture(scope="module")
+def games() -> pl.DataFrame:
+    """Two leagues of weighted games (weights make the per-pair sums inexact, so order matters)."""
+    frame = generate_matches(2000, 60, n_leagues=2, seed=3)
+    rng = np.random.default_rng(3)
+    return frame.with_columns(
+        pl.Series("weight", rng.uniform(0.5, 2.0, frame.height)), pl.Series("len_diff", rng.normal(size=frame.height))
+    )
+
+
+PRIORS = pl.DataFrame(
+    {
+        "player": ["p000001", "p000002", "p000004"],
+        "rating": [1650.0, 1400.0, 1500.0],
+        "sd": [90.0, None, 300.0],
+        "league": [None, None, "league_2"],
+    }
+)
+FIT_CASES = {
+    "mle, dense intervals": {},
+    "ridge with a side-A effect": {"prior_sd": 200.0, "home_advantage": True},
+    "mm, sparse intervals": {"method": "mm", "uncertainty": "sparse"},
+    "priors": {"prior_sd": 250.0, "priors": PRIORS},
+}
+
+
+@pytest.mark.parametrize("case", list(FIT_CASES))
+def test_fit_equals_the_python_fit(spark, games, case):
+    params = FIT_CASES[case]
+    expected = duckrate.bt_fit(games, **params)
+    got = from_spark(duckrate.spark.bt_fit(to_spark(spark, games), **params))
+    assert got.columns == expected.columns
+    assert_frame_equal(got.sort(FIT_ORDER), expected.sort(FIT_ORDER), check_exact=False, rel_tol=0.0, abs_tol=1e-9)
+
+
+def test_fit_input_errors_are_the_python_apis(spark, games):
+    bad = games.with_columns(pl.when(pl.col("match_id") == 40).then(-0.5).otherwise(pl.col("score_a")).alias("score_a"))
+    with pytest.raises(duckrate.DuckrateInputError) as python_error:
+        duckrate.bt_fit(bad)
+    with pytest.raises(duckrate.DuckrateInputError) as spark_error:
+        duckrate.spark.bt_fit(to_spark(spark, bad))
+    assert str(spark_error.value) == str(python_error.value)
+
+
+@pytest.mark.parametrize(
+    "params, named",
+    [
+        ({"uncertainty": "bootstrap"}, "uncertainty := 'bootstrap'"),
+        ({"uncertainty": "sandwich", "cluster": "player_a"}, "cluster"),
+        ({"uncertainty": "sandwich"}, "uncertainty := 'sandwich'"),
+        ({"covariates": ["len_diff"]}, "covariates"),
+        ({"reweight": "inverse_pair_frequency"}, "reweight"),
+    ],
+)
+def test_row_level_options_are_refused_with_the_reason(spark, games, params, named):
+    with pytest.raises(duckrate.DuckrateInputError, match=f"{named} is not supported on Spark: it needs"):
+        duckrate.spark.bt_fit(to_spark(spark, games), **params)
