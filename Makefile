@@ -55,6 +55,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/elo_vs_elo2k.py
 	$(PY) bench/bt_fit.py
 	$(PY) bench/bt_arena.py
+	$(PY) bench/spark_replay.py
 	$(PY) bench/pipeline_10m.py
 	$(PY) bench/contest_systems.py
 	$(PY) bench/contest_metrics.py
