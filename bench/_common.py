@@ -25,6 +25,7 @@ import resource
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from datetime import UTC, datetime
 from importlib import metadata
@@ -168,6 +169,58 @@ def reset_hwm() -> bool:
         return True
     except OSError:
         return False
+
+
+class TreeMemory:
+    """Samples, in a background thread, the summed RSS of a process and all its descendants (``samples``:
+    (time, bytes)) and the largest RSS of one descendant whose command line contains one of ``watch``
+    (``peak_watched``, e.g. Spark's Python workers). A context manager; psutil is imported here, so a
+    parent that never samples stays on the standard library."""
+
+    def __init__(self, pid: int | None = None, interval: float = 0.25, watch: tuple[str, ...] = ()):
+        import psutil
+
+        self._psutil = psutil
+        self.root, self.interval, self.watch = psutil.Process(pid), interval, watch
+        self.samples: list[tuple[float, int]] = []
+        self.peak_watched = 0
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> bool:
+        try:
+            processes = [self.root, *self.root.children(recursive=True)]
+        except self._psutil.Error:
+            return False
+        total = 0
+        for process in processes:
+            try:
+                rss = process.memory_info().rss
+                if self.watch and any(mark in " ".join(process.cmdline()) for mark in self.watch):
+                    self.peak_watched = max(self.peak_watched, rss)
+            except self._psutil.Error:
+                continue
+            total += rss
+        self.samples.append((time.time(), total))
+        return True
+
+    def _run(self) -> None:
+        while not self._stop.is_set() and self._sample():
+            self._stop.wait(self.interval)
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+        self._sample()
+
+    def peak(self, start: float | None = None, end: float | None = None) -> int:
+        """The largest summed RSS sampled (between ``start`` and ``end``, epoch seconds, when given)."""
+        values = [rss for t, rss in self.samples if (start is None or t >= start) and (end is None or t <= end)]
+        return max(values, default=0)
 
 
 # --------------------------------------------------------------------------------------------

@@ -14,18 +14,15 @@ was running. The parent imports only the standard library and psutil; dbt runs i
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import shutil
 import subprocess
 import sys
-import threading
 import time
 from datetime import UTC
 from pathlib import Path
 
-import psutil
-from _common import DATA_DIR, GB, REPO_ROOT, format_table, machine_lines, matches_file
+from _common import DATA_DIR, GB, REPO_ROOT, TreeMemory, format_table, machine_lines, matches_file
 
 DBT = Path(sys.executable).with_name("dbt")
 
@@ -119,41 +116,6 @@ def contests_file(n_contests: int, per_contest: int, pool: int) -> Path:
             cwd=REPO_ROOT,
         )
     return path
-
-
-class TreeMemory:
-    """Samples the summed RSS of a process and all its descendants in a background thread."""
-
-    def __init__(self, pid: int, interval: float = 0.25):
-        self.root, self.interval = psutil.Process(pid), interval
-        self.samples: list[tuple[float, int]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            total = 0
-            try:
-                processes = [self.root, *self.root.children(recursive=True)]
-            except psutil.Error:
-                break
-            for process in processes:
-                with contextlib.suppress(psutil.Error):
-                    total += process.memory_info().rss
-            self.samples.append((time.time(), total))
-            self._stop.wait(self.interval)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-
-    def peak(self, start: float | None = None, end: float | None = None) -> int:
-        values = [rss for t, rss in self.samples if (start is None or t >= start) and (end is None or t <= end)]
-        return max(values, default=0)
 
 
 def _epoch(timestamp: str) -> float:

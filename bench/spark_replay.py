@@ -29,7 +29,6 @@ import json
 import os
 import shutil
 import sys
-import threading
 import time
 from pathlib import Path
 
@@ -39,49 +38,8 @@ import _common as common
 
 SEED = 20_251_127
 PLAYERS_PER_LEAGUE = 200
-
-
-class TreeMemory:
-    """Peak summed RSS of this process and its descendants, and of the Python workers alone, sampled."""
-
-    def __init__(self, interval: float = 0.05):
-        import psutil
-
-        self._psutil = psutil
-        self.interval = interval
-        self.peak_total = 0
-        self.peak_workers = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _sample(self) -> None:
-        me = self._psutil.Process()
-        total, workers = 0, 0
-        for process in [me, *me.children(recursive=True)]:
-            try:
-                rss = process.memory_info().rss
-                command = " ".join(process.cmdline())
-            except (self._psutil.NoSuchProcess, self._psutil.AccessDenied):
-                continue
-            total += rss
-            if "pyspark.daemon" in command or "pyspark/daemon" in command or "pyspark.worker" in command:
-                workers = max(workers, rss)
-        self.peak_total = max(self.peak_total, total)
-        self.peak_workers = max(self.peak_workers, workers)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            self._sample()
-            time.sleep(self.interval)
-
-    def __enter__(self):
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self._stop.set()
-        self._thread.join()
-        self._sample()
+#: What a Spark Python worker's command line contains (pyspark.daemon and the workers it forks).
+SPARK_WORKERS = ("pyspark.daemon", "pyspark/daemon", "pyspark.worker")
 
 
 def _parquet_copy(data: Path) -> Path:
@@ -125,7 +83,7 @@ def child_duckdb(args) -> None:
 
 def child_spark(args) -> None:
     started = time.perf_counter()
-    with TreeMemory() as memory:
+    with common.TreeMemory(interval=0.05, watch=SPARK_WORKERS) as memory:
         spark = _session(args.driver_memory)
         spark.sparkContext.setLogLevel("ERROR")
         import duckrate.spark
@@ -145,8 +103,8 @@ def child_spark(args) -> None:
     result = {
         "seconds": seconds,
         "session_seconds": session_seconds,
-        "peak_gb": memory.peak_total / common.GB,
-        "worker_peak_gb": memory.peak_workers / common.GB,
+        "peak_gb": memory.peak() / common.GB,
+        "worker_peak_gb": memory.peak_watched / common.GB,
         "out": str(out),
     }
     common.emit_result(result)
