@@ -176,22 +176,9 @@ def run_arena(spec: dict) -> tuple[dict, dict]:
         arrays["coeffs_points"] = arrays["coeffs"] * model.alpha / std
         if ci_method == "sandwich":
             # arena-rank computes but does not return the coefficients' variances: the same formula, untimed.
-            n_obs = dataset.pairs.shape[0]
-            hessian, gradient_cov = model.compute_hessian_and_covariance(
-                params["ratings"],
-                params["coeffs"],
-                dataset.pairs,
-                dataset.features,
-                dataset.outcomes,
-                dataset.weights,
-                model.reg,
-                model.hessian_reg,
-                model.n_competitors,
-                model.n_features,
-                n_obs,
-            )
-            inverse = np.linalg.inv(np.asarray(hessian))
-            covariance = inverse @ np.asarray(gradient_cov) @ inverse / n_obs
+            hessian, gradient_cov, n_obs = _matrices(model, dataset, params, True, model.hessian_reg)
+            inverse = np.linalg.inv(hessian)
+            covariance = inverse @ gradient_cov @ inverse / n_obs
             arrays["coeff_variances"] = np.diag(covariance)[len(dataset.competitors) :].copy()
             arrays["coeff_sd_points"] = np.sqrt(arrays["coeff_variances"]) * model.alpha / std
     if ci_method == "sandwich" and spec.get("exact_sandwich"):
@@ -199,6 +186,28 @@ def run_arena(spec: dict) -> tuple[dict, dict]:
     if spec.get("weights_out"):
         arrays["weights"] = np.asarray(dataset.weights, dtype=np.float64)
     return scalars, arrays
+
+
+def _matrices(model, dataset, params, contextual: bool, hessian_reg: float):
+    """arena-rank's own Hessian H and score covariance J at the fit (its ``compute_hessian_and_covariance``),
+    with ``hessian_reg`` on H's diagonal, as float64 arrays, and the number they are averaged over (the
+    contextual model's are means over its rows, the plain model's sums)."""
+    import numpy as np
+
+    if contextual:
+        n_obs = dataset.pairs.shape[0]
+        matrices = model.compute_hessian_and_covariance(
+            params["ratings"], params["coeffs"], dataset.pairs, dataset.features, dataset.outcomes,
+            dataset.weights, model.reg, hessian_reg, model.n_competitors, model.n_features, n_obs,
+        )  # fmt: skip
+    else:
+        n_obs = 1
+        matrices = model.compute_hessian_and_covariance(
+            params["ratings"], dataset.pairs, dataset.outcomes, dataset.counts, dataset.opt_weights, hessian_reg,
+            model.n_competitors,
+        )  # fmt: skip
+    hessian, gradient_cov = (np.asarray(matrix, dtype=np.float64) for matrix in matrices)
+    return hessian, gradient_cov, n_obs
 
 
 def _exact_sandwich(model, dataset, params, contextual: bool) -> dict:
@@ -212,20 +221,9 @@ def _exact_sandwich(model, dataset, params, contextual: bool) -> dict:
     """
     import numpy as np
 
-    if contextual:
-        n_obs = dataset.pairs.shape[0]
-        hessian, gradient_cov = model.compute_hessian_and_covariance(
-            params["ratings"], params["coeffs"], dataset.pairs, dataset.features, dataset.outcomes,
-            dataset.weights, model.reg, 0.0, model.n_competitors, model.n_features, n_obs,
-        )  # fmt: skip
-    else:
-        n_obs = 1
-        hessian, gradient_cov = model.compute_hessian_and_covariance(
-            params["ratings"], dataset.pairs, dataset.outcomes, dataset.counts, dataset.opt_weights, 0.0,
-            model.n_competitors,
-        )  # fmt: skip
-    inverse = np.linalg.pinv(np.asarray(hessian, dtype=np.float64), rcond=1e-10, hermitian=True)
-    covariance = inverse @ np.asarray(gradient_cov, dtype=np.float64) @ inverse / n_obs
+    hessian, gradient_cov, n_obs = _matrices(model, dataset, params, contextual, 0.0)
+    inverse = np.linalg.pinv(hessian, rcond=1e-10, hermitian=True)
+    covariance = inverse @ gradient_cov @ inverse / n_obs
     variances = np.diag(covariance).copy()
     n = model.n_competitors
     result = {"exact_variances": variances[:n] * model.alpha**2}
