@@ -10,7 +10,11 @@
   the written rows back and checks every rating bit for bit against its own replay;
 * ``league``: one league of ``--league-matches`` matches through the same Spark call, for the memory one
   league's task needs: the peak RSS of the Python workers (pyspark.daemon's children) over a one-league
-  baseline of 10k matches gives the bytes per match of a league held by one task.
+  baseline of 10k matches gives the bytes per match of a league held by one task;
+* ``sliced``: the same league with ``chunk_size`` a quarter of it: Spark replays it in four time slices, one
+  round each, every slice's task continuing the state the one before left; its workers' peak against the
+  whole league's shows the memory a task holds bounded by the slice, and the rows are checked bit for bit
+  against DuckDB's replay of the league.
 
 Memory: the peak of the summed RSS of the process tree (driver Python + JVM + Python workers), sampled
 every 50 ms. The expected result on one machine: DuckDB wins (no JVM, no Arrow hand-over between two
@@ -95,7 +99,7 @@ def child_spark(args) -> None:
             shutil.rmtree(out, ignore_errors=True)
             began = time.perf_counter()
             matches = spark.read.parquet(str(args.parquet))
-            rows, state = duckrate.spark.replay_with_state(matches, "elo")
+            rows, state = duckrate.spark.replay_with_state(matches, "elo", chunk_size=args.chunk_size)
             rows.write.parquet(str(out / "rows"))
             state.write.parquet(str(out / "state"))
             seconds.append(time.perf_counter() - began)
@@ -138,6 +142,8 @@ def main() -> int:
     parser.add_argument("--parquet", type=Path)
     parser.add_argument("--label", default="main")
     parser.add_argument("--out")
+    parser.add_argument("--chunk-size", type=int)
+    parser.add_argument("--slice-matches", type=int, help="the league's slices (default: a quarter of the league)")
     args = parser.parse_args()
     if args.child:
         if args.child == "parquet":
@@ -174,12 +180,20 @@ def main() -> int:
     log("check ...")
     check = common.run_child([__file__, "--child", "check", "--data", str(data), "--out", spark["out"]])
     runs = {}
-    for label, path in (("baseline", baseline), ("league", league)):
+    slice_matches = args.slice_matches or args.league_matches // 4
+    for label, path, chunk in (
+        ("baseline", baseline, args.league_matches),
+        ("league", league, args.league_matches),
+        ("sliced", league, slice_matches),
+    ):
         log(f"spark, one league ({label}) ...")
         runs[label] = common.run_child(
             [__file__, "--child", "spark", "--parquet", str(parquet[path]), "--repeats", "1"]
-            + ["--driver-memory", args.driver_memory, "--label", label]
+            + ["--driver-memory", args.driver_memory, "--label", label, "--chunk-size", str(chunk)]
         )
+    sliced_check = common.run_child(
+        [__file__, "--child", "check", "--data", str(league), "--out", runs["sliced"]["out"]]
+    )
 
     duck_s, spark_s = common.median(duck["seconds"]), common.median(spark["seconds"])
     rows = [
@@ -210,6 +224,13 @@ def main() -> int:
         f"{runs['league']['worker_peak_gb']:.2f} GB (10k-match league: {runs['baseline']['worker_peak_gb']:.2f} GB): "
         f"{per_match:.0f} bytes per match held by the league's task"
     )
+    sliced_s = common.median(runs["sliced"]["seconds"])
+    print(
+        f"The same league in slices of {slice_matches:,} matches (chunk_size; "
+        f"{-(-args.league_matches // slice_matches)} rounds): {sliced_s:.2f} s, Python worker peak "
+        f"{runs['sliced']['worker_peak_gb']:.2f} GB; {sliced_check['differing']} of {sliced_check['rows']:,} rows "
+        "differ from DuckDB's replay of the league"
+    )
     print(
         f"Check: {check['written']:,} rows written by Spark, {check['differing']} of {check['rows']:,} differ from "
         "DuckDB's replay (ratings and expected scores, bit for bit)"
@@ -219,7 +240,8 @@ def main() -> int:
             {"per_match_bytes": per_match, "spark_matches_per_s": n / spark_s, "duckdb_matches_per_s": n / duck_s}
         )
     )
-    return 1 if check["differing"] or check["written"] != n else 0
+    sliced_ok = not sliced_check["differing"] and sliced_check["written"] == args.league_matches
+    return 1 if check["differing"] or check["written"] != n or not sliced_ok else 0
 
 
 if __name__ == "__main__":

@@ -22,6 +22,7 @@ from duckrate.synthetic import generate_contests, generate_matches
 
 pytest.importorskip("pyspark", reason="duckrate.spark needs PySpark: pip install 'duckrate[spark]'")
 import duckrate.spark
+from duckrate.spark.league_slices import SLICE, league_slices
 
 ROW_ORDER = ["league", "seq"]
 STATE_ORDER = ["kind", "league", "player", "opponent"]
@@ -174,6 +175,64 @@ def test_continuation_with_rating_periods_equals_a_full_replay(spark, con):
     assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected_rows), check_exact=True)
     full_state = con.sql("SELECT * FROM glicko_state('everything', rd_min := 30.0)").pl()
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(full_state), check_exact=True)
+
+
+def _with_a_short_league(frame: pl.DataFrame) -> pl.DataFrame:
+    short = history(40, 8, 9, True, True).with_columns(pl.lit("short").alias("league"), pl.col("match_id") + 100_000)
+    return pl.concat([frame, short])
+
+
+def test_league_slices_cut_at_played_at_and_leave_short_leagues_whole(spark):
+    """Slices of at most chunk_size rows plus the rest of one played_at's rows; a played_at never split; a
+    league of at most chunk_size rows replays whole, in round 0."""
+    matches = _with_a_short_league(history(600, 30, 5, True, True))
+    slices = league_slices(to_spark(spark, matches), 60)
+    tagged = from_spark(slices.large)
+    assert "short" not in tagged["league"].to_list() and from_spark(slices.small)["league"].unique().to_list() == [
+        "short"
+    ]
+    assert tagged.height == 600 and slices.rounds > 3
+    assert tagged.group_by("league", "played_at").agg(pl.col(SLICE).n_unique())[SLICE].max() == 1
+    ties = matches.group_by("league", "played_at").len()["len"].max()
+    sizes = tagged.group_by("league", SLICE).len()["len"]
+    assert sizes.max() <= 60 + ties and sizes.max() > 40
+
+
+SLICED_CASES = {"glicko with rating periods": ("glicko", {"rd_min": 30.0}), "elo": ("elo", {"k": 24})}
+
+
+@pytest.mark.parametrize("case", list(SLICED_CASES))
+def test_leagues_longer_than_chunk_size_replay_in_slices(spark, con, case):
+    """Leagues longer than chunk_size replay slice after slice, each from the state the one before left,
+    continuing a saved state with its open period (the open periods that end slices go again with the next
+    slice); a short league replays whole. Rows and state equal one replay of everything by the DuckDB path."""
+    system, params = SLICED_CASES[case]
+    ordered = _with_a_short_league(history(800, 30, 5, True, True)).sort("played_at", "match_id")
+    first, later = ordered[:150], ordered[150:]
+    _, saved = duckrate.spark.replay_with_state(to_spark(spark, first), system, **params)
+    pending = from_spark(saved).filter(pl.col("kind") == "league")["pending_ids"].explode().drop_nulls()
+    assert (pending.len() > 0) == (system == "glicko")
+    rest = pl.concat([first.filter(pl.col("match_id").cast(pl.Utf8).is_in(pending.implode())), later])
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, rest), system, saved, chunk_size=80, **params)
+    table(con, "everything", ordered)
+    args = "".join(f", {name} := {value}" for name, value in params.items())
+    full_rows = con.sql(f"SELECT * FROM {system}_replay('everything'{args})").pl()
+    expected_rows = full_rows.filter(pl.col("match_id").is_in(rest["match_id"].implode()))
+    assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected_rows), check_exact=True)
+    full_state = con.sql(f"SELECT * FROM {system}_state('everything'{args})").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(full_state), check_exact=True)
+
+
+def test_contest_leagues_longer_than_chunk_size_replay_in_slices(spark, con):
+    """Contest results in slices: a contest (one played_at) is never split; rows and state as one replay."""
+    results = generate_contests(24, 12, 40, seed=3, n_leagues=2)
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, results), "elo_mmr", chunk_size=60)
+    table(con, "results", results)
+    order = ["league", "seq", "rank", "player"]
+    expected_rows = con.sql("SELECT * FROM elo_mmr_replay('results')").pl()
+    assert_frame_equal(from_spark(rows).sort(order), expected_rows.sort(order), check_exact=True)
+    expected_state = con.sql("SELECT * FROM elo_mmr_state('results')").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
 
 
 def _set(frame: pl.DataFrame, at_id: int, **values) -> pl.DataFrame:

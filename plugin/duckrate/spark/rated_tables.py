@@ -32,6 +32,7 @@ class RatedTable:
     passthrough: tuple[str, ...]  # output columns typed as the input's column of the same name
     text: tuple[str, ...]  # output columns cast to text
     counts: tuple[str, ...]  # output columns that are longs; every other one is a double
+    key: str  # the column naming a match or a contest: a league's open rating period is a set of its values
     check_keys: Callable[[DataFrame], None] | None = None  # a check across leagues, on the driver
 
     def output_type(self, name: str, inputs: T.StructType) -> T.DataType:
@@ -48,6 +49,7 @@ MATCHES = RatedTable(
     passthrough=("match_id", "played_at"),
     text=("league", "player_a", "player_b"),
     counts=("seq",),
+    key="match_id",
     check_keys=check_unique_match_ids,
 )
 CONTESTS = RatedTable(
@@ -56,6 +58,7 @@ CONTESTS = RatedTable(
     passthrough=("contest_id", "played_at", "player", "rank"),
     text=("league",),
     counts=("n_players", "seq"),
+    key="contest_id",
 )
 
 

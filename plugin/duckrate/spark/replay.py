@@ -5,11 +5,14 @@ path's, on an empty frame of the same schema), then one Spark job: the table gro
 cogrouped with the saved state's rows of the league, each group replayed by :class:`.LeagueReplay`. The
 result is checkpointed (computed once, held by the executors), so the rows, the state and the errors are
 read from one run; an input error is raised on the driver as the Python API raises it, and a ``match_id``
-repeated across leagues is found by one more aggregation. Two-player systems replay matches, contest
+repeated across leagues is found by one more aggregation. A league longer than ``chunk_size`` replays in
+time slices, round after round (:mod:`.league_slices`). Two-player systems replay matches, contest
 systems contest results (:mod:`.rated_tables`).
 """
 
 from __future__ import annotations
+
+from functools import reduce
 
 import polars as pl
 from pyspark.sql import DataFrame
@@ -17,9 +20,11 @@ from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
 from ..state import replay_with_state as python_replay
+from ..systems._replay import DEFAULT_CHUNK_ROWS
 from .arrow_tables import STATE_TYPE, arrow_schema, empty_frame
 from .canonical import canonical_columns
 from .league_replay import LeagueReplay
+from .league_slices import LeagueSlices, league_slices, open_period_keys, without_keys
 from .rated_tables import RatedTable, rated_table
 from .saved_state import no_state, state_columns
 from .task_errors import ERROR_FIELDS, raise_first_error
@@ -55,8 +60,9 @@ def replay_with_state(
     :class:`~duckrate.DuckrateInputError` on bad input and :class:`~duckrate.RebuildRequired` when the
     state cannot be continued with these matches, with the Python API's messages. ``priors``: a Spark or
     Polars ``player_priors`` frame, collected on the driver and handed whole to every league's task (as the
-    Python API reads it). ``chunk_size`` bounds the matches one kernel call replays within a league (as for
-    :func:`duckrate.replay_with_state`).
+    Python API reads it). ``chunk_size`` (default ``DEFAULT_CHUNK_ROWS``) is the most matches one task replays:
+    a longer league replays in time slices of about that many, one Spark round per slice, each continuing
+    the state the slice before left (:mod:`.league_slices`); rows and state are one replay's all the same.
     """
     rated = rated_table(system)
     frame = canonical_columns(matches, rated.columns)
@@ -64,21 +70,44 @@ def replay_with_state(
         priors = pl.from_arrow(priors.toArrow())
     # parameters, columns, types and the priors table, checked as the Python API checks them
     python_replay(system, empty_frame(frame), priors=priors, chunk_size=chunk_size, **params)
+    size = DEFAULT_CHUNK_ROWS if chunk_size is None else chunk_size
     saved = state_columns(state) if state is not None else no_state(frame.sparkSession)
     schema = combined_type(rated, frame.schema)
     task = LeagueReplay(system, params, priors, chunk_size, rated.outputs, arrow_schema(schema, frame))
-    combined = (
-        frame.groupBy("league")
-        .cogroup(saved.groupBy("league"))
-        .applyInArrow(task.function(), schema)
-        .localCheckpoint(eager=True)
-    )
-    raise_first_error(combined, "league")
+
+    def replayed(part: DataFrame, before: DataFrame) -> tuple[DataFrame, DataFrame]:
+        combined = part.groupBy("league").cogroup(before.groupBy("league")).applyInArrow(task.function(), schema)
+        combined = combined.localCheckpoint(eager=True)
+        raise_first_error(combined, "league")
+        rows = combined.filter(F.col("duckrate_part") == "row").select(*rated.outputs)
+        return rows, combined.filter(F.col("duckrate_part") == "state").select("duckrate_state.*")
+
+    slices = league_slices(frame, size)
+    if slices is None:  # every league one task
+        rows, after = replayed(frame, saved)
+    else:
+        rows, after = _replay_in_slices(slices, saved, replayed, rated.key)
     if rated.check_keys is not None:
         rated.check_keys(frame)
-    rows = combined.filter(F.col("duckrate_part") == "row").select(*rated.outputs)
-    after = combined.filter(F.col("duckrate_part") == "state").select("duckrate_state.*")
     return rows, after
+
+
+def _replay_in_slices(slices: LeagueSlices, saved: DataFrame, replayed, key: str) -> tuple[DataFrame, DataFrame]:
+    """Round after round, each large league's next slice from the state the round before left; every other
+    league replays whole in round 0. Returns all rows and the final state."""
+    rows_of, state_of = [], []
+    part, before = slices.round_rows(0), saved
+    for k in range(slices.rounds):
+        rows, after = replayed(part, before)
+        if k + 1 < slices.rounds:
+            before = slices.of_continuing(after, k)
+            open_keys = slices.of_continuing(open_period_keys(rows, after, key), k)
+            rows = without_keys(rows, open_keys, key)
+            part = slices.round_rows(k + 1).unionByName(slices.carried(open_keys, key))
+            after = slices.of_continuing(after, k, keep=False)
+        rows_of.append(rows)
+        state_of.append(after)
+    return reduce(DataFrame.unionByName, rows_of), reduce(DataFrame.unionByName, state_of)
 
 
 def replay(
