@@ -321,6 +321,7 @@ FIT_CASES = {
     "ridge with a side-A effect": {"prior_sd": 200.0, "home_advantage": True},
     "mm, sparse intervals": {"method": "mm", "uncertainty": "sparse"},
     "priors": {"prior_sd": 250.0, "priors": PRIORS},
+    "inverse pair frequency": {"reweight": "inverse_pair_frequency", "min_pair_count": 2, "prior_sd": 300.0},
 }
 
 
@@ -349,7 +350,6 @@ def test_fit_input_errors_are_the_python_apis(spark, games):
         ({"uncertainty": "sandwich", "cluster": "player_a"}, "cluster"),
         ({"uncertainty": "sandwich"}, "uncertainty := 'sandwich'"),
         ({"covariates": ["len_diff"]}, "covariates"),
-        ({"reweight": "inverse_pair_frequency"}, "reweight"),
     ],
 )
 def test_row_level_options_are_refused_with_the_reason(spark, games, params, named):

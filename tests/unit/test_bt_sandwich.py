@@ -238,6 +238,21 @@ def test_inverse_pair_frequency_weights():
         np.testing.assert_allclose(inverse_pair_frequency(a, b, 4, floor), expected / expected.mean(), rtol=1e-15)
 
 
+def test_inverse_pair_frequency_of_summed_pairs_is_each_games_factor():
+    """Summed ordered pairs (the Spark path: an entry per pair and its number of games) get the factor each
+    of their games gets, scaled to mean 1 over the games, not over the pairs."""
+    rng = np.random.default_rng(11)
+    a = rng.integers(0, 6, 400)
+    b = (a + rng.integers(1, 6, 400)) % 6
+    per_game = inverse_pair_frequency(a, b, 6, 15)
+    pairs = (
+        pl.DataFrame({"a": a, "b": b, "factor": per_game}).group_by("a", "b").agg(pl.len(), pl.col("factor").first())
+    )
+    summed = inverse_pair_frequency(pairs["a"].to_numpy(), pairs["b"].to_numpy(), 6, 15, pairs["len"].to_numpy())
+    assert len(np.unique(per_game)) > 3
+    np.testing.assert_allclose(summed, pairs["factor"].to_numpy(), rtol=1e-14)
+
+
 def test_reweighting_is_a_weighted_fit(games):
     """reweight equals passing the weights as a ``weight`` column (arena-rank's floor of 50)."""
     reweighted = duckrate.bt_fit(games, reweight="inverse_pair_frequency", min_pair_count=50, uncertainty="sandwich")

@@ -8,8 +8,9 @@ sums are added in another order than one machine adds them, so results agree wit
 to rounding (1e-9), not bit for bit.
 
 Options that need every game's row on the solver are refused (see :data:`ROW_OPTIONS`): covariates,
-clusters, the sandwich and the bootstrap (which resample or weigh single games), and the reweighting
-(factors from the unordered pairs' counts, applied before the sums).
+clusters, the sandwich and the bootstrap (which resample or weigh single games). The reweighting
+(``reweight := 'inverse_pair_frequency'``) applies: a game's factor depends only on its unordered pair's
+count, which the sums hold, so each pair's sums are scaled by it.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from ..fits.bradley_terry.fit import BT_FIT, fit_prepared, resolve_parameters
 from ..fits.bradley_terry.fit import bt_fit as python_bt_fit
 from ..fits.bradley_terry.league import LeagueData
 from ..fits.bradley_terry.pairs import pairs_from_sums
+from ..fits.bradley_terry.reweight import inverse_pair_frequency
 from ..fits.league_games import league_rows
 from ..matches import prepare_matches
 from .arrow_tables import arrow_schema, empty_frame
@@ -40,7 +42,6 @@ ROW_OPTIONS = {
     "cluster": "each game's cluster",
     "uncertainty := 'sandwich'": "each game's score contribution",
     "uncertainty := 'bootstrap'": "games to resample",
-    "reweight": "each game's unordered pair count before the sums",
 }
 
 
@@ -51,8 +52,6 @@ def _refused(params: dict) -> str | None:
         return "cluster"
     if params["uncertainty"] in ("sandwich", "bootstrap"):
         return f"uncertainty := {params['uncertainty']!r}"
-    if params["reweight"] != "none":
-        return "reweight"
     return None
 
 
@@ -120,9 +119,11 @@ def fit_pairs(pairs: pl.DataFrame, priors, params: dict) -> pa.Table:
 
         def league_data(league, slots, local, precision_all, mu_all):
             at = rows[league]
-            summed = pairs_from_sums(
-                local[prepared.state_a[at]], local[prepared.state_b[at]], wins[at], losses[at], games[at], slots.size
-            )
+            code_a, code_b = local[prepared.state_a[at]], local[prepared.state_b[at]]
+            factor = 1.0
+            if params["reweight"] == "inverse_pair_frequency":
+                factor = inverse_pair_frequency(code_a, code_b, slots.size, params["min_pair_count"], games[at])
+            summed = pairs_from_sums(code_a, code_b, wins[at] * factor, losses[at] * factor, games[at], slots.size)
             return LeagueData(summed, precision_all[slots], mu_all[slots], None, None)
 
         return league_data

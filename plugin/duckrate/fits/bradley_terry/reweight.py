@@ -17,25 +17,30 @@ from .pairs import group_pairs
 
 
 @kernel
-def _unordered_counts(code_a, code_b, n_players):
+def _unordered_counts(code_a, code_b, games, n_players):
     low = np.minimum(code_a, code_b)
     high = np.maximum(code_a, code_b)
     group, _, _ = group_pairs(low, high, n_players)
-    counts = np.zeros(group.shape[0], dtype=np.int64)
+    counts = np.zeros(group.shape[0], dtype=np.float64)
     for r in range(group.shape[0]):
-        counts[group[r]] += 1
-    out = np.empty(group.shape[0], dtype=np.int64)
+        counts[group[r]] += games[r]
+    out = np.empty(group.shape[0], dtype=np.float64)
     for r in range(group.shape[0]):
         out[r] = counts[group[r]]
     return out
 
 
-def inverse_pair_frequency(code_a: np.ndarray, code_b: np.ndarray, n_players: int, floor: int) -> np.ndarray:
-    """Each game's factor ``1 / max(n_pair, floor)``, scaled to mean 1 (n_pair counts both orders)."""
+def inverse_pair_frequency(
+    code_a: np.ndarray, code_b: np.ndarray, n_players: int, floor: int, games: np.ndarray | None = None
+) -> np.ndarray:
+    """Each game's factor ``1 / max(n_pair, floor)``, scaled to mean 1 over the games (n_pair counts both
+    orders). With ``games``, the entries are summed pairs instead of games (the Spark path): entry ``r``
+    stands for ``games[r]`` games of its ordered pair, and gets their common factor."""
     if code_a.shape[0] == 0:
         return np.empty(0)
+    games = np.ones(code_a.shape[0]) if games is None else np.asarray(games, dtype=np.float64)
     counts = _unordered_counts(
-        np.ascontiguousarray(code_a, np.int64), np.ascontiguousarray(code_b, np.int64), int(n_players)
+        np.ascontiguousarray(code_a, np.int64), np.ascontiguousarray(code_b, np.int64), games, int(n_players)
     )
-    factor = 1.0 / np.maximum(counts, floor).astype(np.float64)
-    return factor / factor.mean()
+    factor = 1.0 / np.maximum(counts, float(floor))
+    return factor / (np.sum(factor * games) / np.sum(games))
