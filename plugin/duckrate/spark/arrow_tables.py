@@ -18,11 +18,19 @@ from ..systems._state import STATE_SCHEMA
 _SPARK_TYPES = {
     pl.Utf8: T.StringType(),
     pl.Int64: T.LongType(),
+    pl.Float64: T.DoubleType(),
     pl.List(pl.Float64): T.ArrayType(T.DoubleType()),
     pl.List(pl.Utf8): T.ArrayType(T.StringType()),
 }
+
+
+def spark_fields(schema: dict[str, pl.DataType]) -> list[T.StructField]:
+    """A Polars schema of duckrate's (column name to type) as Spark fields, column for column."""
+    return [T.StructField(name, _SPARK_TYPES[kind]) for name, kind in schema.items()]
+
+
 #: The saved state's columns as Spark types (the state table of the DuckDB path, column for column).
-STATE_TYPE = T.StructType([T.StructField(name, _SPARK_TYPES[kind]) for name, kind in STATE_SCHEMA.items()])
+STATE_TYPE = T.StructType(spark_fields(STATE_SCHEMA))
 
 
 def arrow_schema(schema: T.StructType, frame: DataFrame) -> pa.Schema:
@@ -47,6 +55,13 @@ def from_polars(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:
         ],
         schema=schema,
     )
+
+
+def frame_part(schema: pa.Schema, part: str, frame: pl.DataFrame, names: tuple[str, ...]) -> pa.Table:
+    """The rows of ``frame`` as part ``part`` of ``schema``: its columns ``names`` cast to their fields'
+    types (see :func:`from_polars`), NULL elsewhere."""
+    table = from_polars(frame, pa.schema([schema.field(name) for name in names]))
+    return part_table(schema, part, {name: table[name].combine_chunks() for name in names}, frame.height)
 
 
 def struct_column(table: pa.Table, kind: pa.StructType) -> pa.StructArray:

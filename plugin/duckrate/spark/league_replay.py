@@ -16,8 +16,8 @@ from ..errors import DuckrateInputError
 from ..state import replay_with_state
 from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 from ..systems._state import check_league_rows, state_frame
-from .arrow_tables import from_polars, part_table, struct_column
-from .task_errors import error_columns
+from .arrow_tables import frame_part, from_polars, part_table, struct_column
+from .task_errors import league_error
 
 SYSTEMS = {system.name: system for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)}
 
@@ -58,8 +58,7 @@ class LeagueReplay:
         try:
             return self._replay(matches, saved)
         except DuckrateInputError as error:  # RebuildRequired too
-            league = pa.array([key[0].as_py()], pa.string())
-            return part_table(self.schema, "error", {"league": league, **error_columns(error)}, 1)
+            return league_error(self.schema, key, error)
 
     def _replay(self, matches: pa.Table, saved: pa.Table) -> pa.Table:
         state = pl.from_arrow(saved) if saved.num_rows else None
@@ -75,11 +74,7 @@ class LeagueReplay:
             chunk_size=self.chunk_size,
             **self.params,
         )
-        row_table = from_polars(rows, pa.schema([self.schema.field(name) for name in self.outputs]))
-        row_part = part_table(
-            self.schema, "row", {name: row_table[name].combine_chunks() for name in self.outputs}, rows.height
-        )
-        return pa.concat_tables([row_part, self._state_part(after)])
+        return pa.concat_tables([frame_part(self.schema, "row", rows, self.outputs), self._state_part(after)])
 
     def _state_part(self, state: pl.DataFrame) -> pa.Table:
         kind = self.schema.field("duckrate_state").type

@@ -13,6 +13,7 @@ from pyspark.sql import functions as F
 
 from ..errors import DuckrateInputError
 from ..systems._state import RebuildRequired
+from .arrow_tables import part_table
 
 #: The columns of an error row: the exception's class name and its message.
 ERROR_FIELDS = (("duckrate_error", pa.string()), ("duckrate_message", pa.string()))
@@ -25,6 +26,13 @@ def error_columns(error: DuckrateInputError) -> dict[str, pa.Array]:
         "duckrate_error": pa.array([type(error).__name__], pa.string()),
         "duckrate_message": pa.array([str(error)], pa.string()),
     }
+
+
+def league_error(schema: pa.Schema, key: tuple, error: DuckrateInputError) -> pa.Table:
+    """A league task's one error row on ``schema``: part 'error', the league of the group ``key`` (a tuple
+    of Arrow scalars, as Spark passes it) and the error's columns."""
+    league = pa.array([key[0].as_py()], pa.string())
+    return part_table(schema, "error", {"league": league, **error_columns(error)}, 1)
 
 
 def raise_error(kind: str, message: str) -> None:
