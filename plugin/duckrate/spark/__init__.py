@@ -8,7 +8,10 @@ bit for bit; ``bt_fit`` sums games into per-pair statistics in Spark and solves 
 - :func:`replay` / :func:`replay_with_state` / :func:`replay_state`: a rating system over a Spark
   DataFrame of canonical matches (or contest results), continuing a saved state (a Spark DataFrame) when
   given;
-- :func:`bt_fit`: Bradley-Terry fits of every league.
+- :func:`bt_fit`: Bradley-Terry fits of every league;
+- :func:`leaderboard`, :func:`calibration_bins`, :func:`calibration_summary`, :func:`loss_curve`,
+  :func:`loss_by_gap`, :func:`contest_leaderboard` and :func:`contest_metrics`: the marts over a Spark
+  DataFrame of replay rows, equal to the DuckDB macros (:mod:`.marts`).
 
 See docs/spark.md.
 """
@@ -21,6 +24,27 @@ except ImportError as error:  # the extra is not installed
     raise ImportError("duckrate.spark needs PySpark (and Java 17): pip install 'duckrate[spark]'") from error
 
 from .bt_fit import bt_fit
+from .marts import (
+    calibration_bins,
+    calibration_summary,
+    contest_leaderboard,
+    contest_metrics,
+    leaderboard,
+    loss_by_gap,
+    loss_curve,
+)
 from .replay import replay, replay_state, replay_with_state
 
-__all__ = ["bt_fit", "replay", "replay_state", "replay_with_state"]
+__all__ = [
+    "bt_fit",
+    "calibration_bins",
+    "calibration_summary",
+    "contest_leaderboard",
+    "contest_metrics",
+    "leaderboard",
+    "loss_by_gap",
+    "loss_curve",
+    "replay",
+    "replay_state",
+    "replay_with_state",
+]
