@@ -10,7 +10,10 @@ bit for bit; ``bt_fit`` sums games into per-pair statistics in Spark and solves 
   DataFrame of canonical matches (or contest results), continuing a saved state (a Spark DataFrame) when
   given;
 - :func:`bt_fit`: Bradley-Terry fits of every league;
-- :func:`bt_lr_test`: the likelihood-ratio tests of Bradley-Terry (Tang, Wang & Jin) of every league.
+- :func:`bt_lr_test`: the likelihood-ratio tests of Bradley-Terry (Tang, Wang & Jin) of every league;
+- :func:`leaderboard`, :func:`calibration_bins`, :func:`calibration_summary`, :func:`loss_curve`,
+  :func:`loss_by_gap`, :func:`contest_leaderboard` and :func:`contest_metrics`: the marts over a Spark
+  DataFrame of replay rows, equal to the DuckDB macros (:mod:`.marts`).
 
 See docs/spark.md.
 """
@@ -24,6 +27,28 @@ except ImportError as error:  # the extra is not installed
 
 from .bt_fit import bt_fit
 from .lr_test import bt_lr_test
+from .marts import (
+    calibration_bins,
+    calibration_summary,
+    contest_leaderboard,
+    contest_metrics,
+    leaderboard,
+    loss_by_gap,
+    loss_curve,
+)
 from .replay import replay, replay_state, replay_with_state
 
-__all__ = ["bt_fit", "bt_lr_test", "replay", "replay_state", "replay_with_state"]
+__all__ = [
+    "bt_fit",
+    "bt_lr_test",
+    "calibration_bins",
+    "calibration_summary",
+    "contest_leaderboard",
+    "contest_metrics",
+    "leaderboard",
+    "loss_by_gap",
+    "loss_curve",
+    "replay",
+    "replay_state",
+    "replay_with_state",
+]

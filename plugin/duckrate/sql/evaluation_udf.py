@@ -67,12 +67,12 @@ _NAME_FIELDS = ("system", "league", "player", "player_a", "player_b")
 _INTEGER_FIELDS = ("seq", "rank")
 
 
-def _replay_frame(mart: Mart, elements: pa.StructArray) -> pl.DataFrame:
-    """The packed replay rows as a frame; a column the table lacks (an untyped NULL from the macro's
-    marker relation) is left out, so the mart's own check names it; a column of the wrong type is an error."""
-    table = pa.Table.from_struct_array(elements)
-    for name in table.column_names:
-        kind = table.schema.field(name).type
+def check_column_types(mart: str, schema: pa.Schema) -> None:
+    """Raise :class:`DuckrateInputError` naming the first column of ``schema`` (a replay table's, or the
+    fields of it a mart reads) whose type a mart cannot read: names pass as they are, counters must be
+    integers, the rest numbers. A column of untyped NULLs (a field the table lacks) passes."""
+    for name in schema.names:
+        kind = schema.field(name).type
         if pa.types.is_null(kind) or name in _NAME_FIELDS:
             continue
         numeric = pa.types.is_integer(kind) or (
@@ -81,8 +81,15 @@ def _replay_frame(mart: Mart, elements: pa.StructArray) -> pl.DataFrame:
         if not numeric:
             expected = "an integer" if name in _INTEGER_FIELDS else "a number (DOUBLE)"
             raise DuckrateInputError(
-                f"{mart.name}: column '{name}' has type {kind}; expected {expected} (a replay table's column)"
+                f"{mart}: column '{name}' has type {kind}; expected {expected} (a replay table's column)"
             )
+
+
+def _replay_frame(mart: Mart, elements: pa.StructArray) -> pl.DataFrame:
+    """The packed replay rows as a frame; a column the table lacks (an untyped NULL from the macro's
+    marker relation) is left out, so the mart's own check names it; a column of the wrong type is an error."""
+    table = pa.Table.from_struct_array(elements)
+    check_column_types(mart.name, table.schema)
     present = [
         name
         for name in table.column_names
@@ -202,18 +209,30 @@ MARTS = (
 )
 
 
+def mart_table(mart: Mart, elements: pa.StructArray, values: list) -> pa.Table:
+    """A UDF mart's rows over the replay rows ``elements`` (one struct per row; the packed list of the macro,
+    or one group's rows on Spark) with the parameter ``values`` (in :attr:`Mart.parameters` order): its
+    Polars function, typed as :attr:`Mart.returns`."""
+    frame = _replay_frame(mart, elements)
+    result = mart.compute(frame, *values).select([name for name, _ in mart.returns])
+    return result.to_arrow().cast(returns_schema(mart))
+
+
+def returns_schema(mart: Mart) -> pa.Schema:
+    """A UDF mart's output columns (:attr:`Mart.returns`) as an Arrow schema."""
+    return pa.schema([(name, _ARROW_TYPES[kind]) for name, kind in mart.returns])
+
+
 def make_udf(mart: Mart):
     """``(packed replay list, parameters...) -> list of mart rows``."""
-    arrow_type = pa.struct([(name, _ARROW_TYPES[kind]) for name, kind in mart.returns])
+    arrow_type = pa.struct(list(returns_schema(mart)))
 
     def mart_udf(*columns):  # (replay list, parameters...); a bare *args keeps DuckDB from demanding more
         replay, *parameters = [whole(column) for column in columns]
 
         def mart_row(row: int, elements: pa.Array) -> pa.StructArray:
-            frame = _replay_frame(mart, elements)
             values = [column[row].as_py() for column in parameters]
-            result = mart.compute(frame, *values).select([name for name, _ in mart.returns])
-            return result.to_arrow().cast(pa.schema(arrow_type)).to_struct_array().combine_chunks()
+            return mart_table(mart, elements, values).to_struct_array().combine_chunks()
 
         return map_list_rows(replay, mart_row, arrow_type)
 
