@@ -1,4 +1,5 @@
-"""Polars frames to Spark DataFrames and back, for the Spark tests' comparisons with the DuckDB path."""
+"""Polars frames to Spark DataFrames and back, for the Spark tests' comparisons with the DuckDB path, and the bad rows
+the error tests plant."""
 
 from __future__ import annotations
 
@@ -30,3 +31,15 @@ def from_spark(frame) -> pl.DataFrame:
         for name, kind in collected.schema.items()
         if isinstance(kind, pl.Datetime) and kind.time_zone is not None
     )
+
+
+def with_values(frame: pl.DataFrame, at_id, **values) -> pl.DataFrame:
+    """``frame`` with the row whose ``match_id`` is ``at_id`` given ``values`` (a bad row for the error tests)."""
+    at = pl.col("match_id") == at_id
+    return frame.with_columns(pl.when(at).then(pl.lit(v)).otherwise(pl.col(k)).alias(k) for k, v in values.items())
+
+
+def match_id_repeated_across_leagues(frame: pl.DataFrame) -> pl.DataFrame:
+    """``frame`` with the second league's first ``match_id`` set to the first league's."""
+    first_of = frame.group_by("league").agg(pl.col("match_id").min()).sort("league")["match_id"].to_list()
+    return with_values(frame, first_of[1], match_id=first_of[0])

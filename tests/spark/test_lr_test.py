@@ -11,7 +11,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
-from helpers.spark_frames import from_spark, to_spark
+from helpers.spark_frames import from_spark, match_id_repeated_across_leagues, to_spark, with_values
 from polars.testing import assert_frame_equal
 
 import duckrate
@@ -70,20 +70,12 @@ def test_rows_equal_the_python_api_and_the_duckdb_macro(spark, matches):
     assert_frame_equal(rows, sorted_rows(macro), check_exact=True)
 
 
-def _set(frame: pl.DataFrame, at_id: int, **values) -> pl.DataFrame:
-    at = pl.col("match_id") == at_id
-    return frame.with_columns(pl.when(at).then(pl.lit(v)).otherwise(pl.col(k)).alias(k) for k, v in values.items())
-
-
-def _repeat_across_leagues(frame: pl.DataFrame) -> pl.DataFrame:
-    first_of = frame.group_by("league").agg(pl.col("match_id").min()).sort("league")["match_id"].to_list()
-    return _set(frame, first_of[1], match_id=first_of[0])
-
-
 BAD_INPUTS = {
-    "score out of range": lambda m: _set(m, 17, score_a=1.5),
-    "weight not positive": lambda m: _set(m, m.filter(pl.col("league") == "league_1")["match_id"][3], weight=0.0),
-    "match_id repeated across leagues": _repeat_across_leagues,
+    "score out of range": lambda m: with_values(m, 17, score_a=1.5),
+    "weight not positive": lambda m: with_values(
+        m, m.filter(pl.col("league") == "league_1")["match_id"][3], weight=0.0
+    ),
+    "match_id repeated across leagues": match_id_repeated_across_leagues,
     "missing column": lambda m: m.drop("player_b"),
 }
 

@@ -2,8 +2,9 @@
 session per test process, which the CI's module-per-worker split keeps to one).
 
 Replays give the DuckDB macros' rows and state bit for bit (each league one task; two-player and contest
-systems), continue a saved state (their own or one the DuckDB path saved) as a full replay would, and raise
-the Python API's errors with its messages. ``bt_fit`` (games summed per pair in Spark, solved on the driver)
+systems), continue a saved state (their own or one the DuckDB path saved) as a full replay would, replay
+leagues longer than ``chunk_size`` in time slices round after round with the same result, and raise the
+Python API's errors with its messages. ``bt_fit`` (games summed per pair in Spark, solved on the driver)
 equals ``duckrate.bt_fit`` within 1e-9, raises its input errors, and refuses, saying why, the options that
 need every game's row."""
 
@@ -13,7 +14,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
-from helpers.spark_frames import from_spark, to_spark
+from helpers.spark_frames import from_spark, match_id_repeated_across_leagues, to_spark, with_values
 from helpers.state_cases import history
 from polars.testing import assert_frame_equal
 
@@ -126,10 +127,12 @@ def test_priors_equal_the_duckdb_path(spark, con):
     assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected), check_exact=True)
 
 
-def test_contest_replay_equals_the_duckdb_path(spark, con):
-    """A contest system (Elo-MMR) over contest results: each league one task, rows and state as the macros'."""
+@pytest.mark.parametrize("chunk_size", [None, 60])
+def test_contest_replay_equals_the_duckdb_path(spark, con, chunk_size):
+    """A contest system (Elo-MMR) over contest results: each league one task, or (``chunk_size`` 60, 150
+    results per league) in slices that never split a contest (one played_at); rows and state as the macros'."""
     results = generate_contests(30, 10, 50, seed=5, n_leagues=2)
-    rows, state = duckrate.spark.replay_with_state(to_spark(spark, results), "elo_mmr")
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, results), "elo_mmr", chunk_size=chunk_size)
     table(con, "results", results)
     order = ["league", "seq", "rank", "player"]
     expected_rows = con.sql("SELECT * FROM elo_mmr_replay('results')").pl()
@@ -223,35 +226,13 @@ def test_leagues_longer_than_chunk_size_replay_in_slices(spark, con, case):
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(full_state), check_exact=True)
 
 
-def test_contest_leagues_longer_than_chunk_size_replay_in_slices(spark, con):
-    """Contest results in slices: a contest (one played_at) is never split; rows and state as one replay."""
-    results = generate_contests(24, 12, 40, seed=3, n_leagues=2)
-    rows, state = duckrate.spark.replay_with_state(to_spark(spark, results), "elo_mmr", chunk_size=60)
-    table(con, "results", results)
-    order = ["league", "seq", "rank", "player"]
-    expected_rows = con.sql("SELECT * FROM elo_mmr_replay('results')").pl()
-    assert_frame_equal(from_spark(rows).sort(order), expected_rows.sort(order), check_exact=True)
-    expected_state = con.sql("SELECT * FROM elo_mmr_state('results')").pl()
-    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
-
-
-def _set(frame: pl.DataFrame, at_id: int, **values) -> pl.DataFrame:
-    at = pl.col("match_id") == at_id
-    return frame.with_columns(pl.when(at).then(pl.lit(v)).otherwise(pl.col(k)).alias(k) for k, v in values.items())
-
-
-def _repeat_across_leagues(frame: pl.DataFrame) -> pl.DataFrame:
-    first_of = frame.group_by("league").agg(pl.col("match_id").min()).sort("league")["match_id"].to_list()
-    return _set(frame, first_of[1], match_id=first_of[0])
-
-
 BAD_INPUTS = {
-    "score out of range": lambda m: _set(m, 17, score_a=1.5),
-    "NULL player": lambda m: _set(m, 23, player_b=None),
+    "score out of range": lambda m: with_values(m, 17, score_a=1.5),
+    "NULL player": lambda m: with_values(m, 23, player_b=None),
     "self-match": lambda m: m.with_columns(
         pl.when(pl.col("match_id") == 31).then(pl.col("player_a")).otherwise(pl.col("player_b")).alias("player_b")
     ),
-    "match_id repeated across leagues": _repeat_across_leagues,
+    "match_id repeated across leagues": match_id_repeated_across_leagues,
     "missing column": lambda m: m.drop("score_a"),
     "played_at as text": lambda m: m.with_columns(pl.col("played_at").cast(pl.Utf8)),
 }
