@@ -1,12 +1,12 @@
-"""``duckrate.spark`` in Spark local mode, against the DuckDB path and the Python API (one module: one Spark
-session per test process, which the CI's module-per-worker split keeps to one).
+"""``duckrate.spark`` in Spark local mode, against the DuckDB path and the Python API (one Spark session per
+test process, from tests/spark/conftest.py).
 
 Replays give the DuckDB macros' rows and state bit for bit (each league one task; two-player and contest
 systems), continue a saved state (their own or one the DuckDB path saved) as a full replay would, replay
 leagues longer than ``chunk_size`` in time slices round after round with the same result, and raise the
 Python API's errors with its messages. ``bt_fit`` (games summed per pair in Spark, solved on the driver)
-equals ``duckrate.bt_fit`` within 1e-9, raises its input errors, and refuses, saying why, the options that
-need every game's row."""
+equals ``duckrate.bt_fit`` within 1e-9 (bit for bit without weights) whatever the partitioning, raises its
+input errors, and refuses, saying why, the options that need every game's row."""
 
 from __future__ import annotations
 
@@ -313,6 +313,28 @@ def test_fit_equals_the_python_fit(spark, games, case):
     got = from_spark(duckrate.spark.bt_fit(to_spark(spark, games), **params))
     assert got.columns == expected.columns
     assert_frame_equal(got.sort(FIT_ORDER), expected.sort(FIT_ORDER), check_exact=False, rel_tol=0.0, abs_tol=1e-9)
+
+
+def test_fit_does_not_depend_on_the_partitioning_and_equals_one_machine_without_weights(spark, games):
+    """The weighted sums are exact decimals: one partition or seven, in small batches or not, the same bits;
+    without weights (sums of halves, exact either way) the Python fit's bits."""
+    fits = []
+    for partitions, batch_rows in ((1, 10_000), (7, 97)):
+        spark.conf.set("spark.sql.execution.arrow.maxRecordsPerBatch", str(batch_rows))
+        frame = to_spark(spark, games).repartition(partitions)
+        fits.append(from_spark(duckrate.spark.bt_fit(frame, prior_sd=300.0)).sort(FIT_ORDER))
+    spark.conf.unset("spark.sql.execution.arrow.maxRecordsPerBatch")
+    assert_frame_equal(fits[0], fits[1], check_exact=True)
+    unweighted = games.drop("weight")
+    expected = duckrate.bt_fit(unweighted, prior_sd=300.0).sort(FIT_ORDER)
+    got = from_spark(duckrate.spark.bt_fit(to_spark(spark, unweighted).repartition(7), prior_sd=300.0))
+    assert_frame_equal(got.sort(FIT_ORDER), expected, check_exact=True)
+
+
+def test_fit_weights_past_the_exact_sums_are_an_error(spark, games):
+    heavy = games.with_columns(pl.col("weight") * 1e16)
+    with pytest.raises(duckrate.DuckrateInputError, match="expected smaller weights"):
+        duckrate.spark.bt_fit(to_spark(spark, heavy))
 
 
 def test_fit_input_errors_are_the_python_apis(spark, games):

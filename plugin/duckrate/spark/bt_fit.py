@@ -4,8 +4,11 @@ The data-heavy part runs distributed: every batch of games is checked and summed
 (:mod:`.pair_sums`), and Spark adds the sums per (league, side A, side B). Pairs are far fewer than games:
 the driver collects them and fits every league with the Python path's own code
 (:func:`~duckrate.fits.bradley_terry.fit.fit_prepared`), the pairs laid out as that code meets them. The
-sums are added in another order than one machine adds them, so results agree with :func:`duckrate.bt_fit`
-to rounding (1e-9), not bit for bit.
+weighted sums are exact (each game's weighted score rounded once to 1e-20, then ``DECIMAL(38, 20)``
+integer arithmetic, in the batches and in Spark), so they do not depend on how Spark partitions or orders
+the games; one machine adds the same values as doubles in replay order, so results agree with
+:func:`duckrate.bt_fit` to rounding (1e-9), and bit for bit when the games carry no weights (sums of halves
+are exact either way).
 
 Options that need every game's row on the solver are refused (see :data:`ROW_OPTIONS`): covariates,
 clusters, the sandwich and the bootstrap (which resample or weigh single games). The reweighting
@@ -30,6 +33,7 @@ from ..fits.bradley_terry.pairs import pairs_from_sums
 from ..fits.bradley_terry.reweight import inverse_pair_frequency
 from ..fits.league_games import league_rows
 from ..matches import prepare_matches
+from ..sql.mart_sql import EXACT_DIGITS
 from .arrow_tables import arrow_schema, empty_frame
 from .canonical import canonical_columns
 from .pair_sums import BatchPairSums
@@ -63,8 +67,8 @@ def pair_sums_type(matches: T.StructType) -> T.StructType:
             T.StructField("league", T.StringType()),
             T.StructField("player_a", T.StringType()),
             T.StructField("player_b", T.StringType()),
-            T.StructField("wins", T.DoubleType()),
-            T.StructField("losses", T.DoubleType()),
+            T.StructField("wins", T.DecimalType(*EXACT_DIGITS)),
+            T.StructField("losses", T.DecimalType(*EXACT_DIGITS)),
             T.StructField("games", T.LongType()),
             T.StructField("first_time", T.LongType()),
             T.StructField("first_id", matches["match_id"].dataType),
@@ -81,8 +85,8 @@ def collected_pairs(frame: DataFrame) -> pl.DataFrame:
         frame.mapInArrow(BatchPairSums(arrow_schema(schema, frame)).function(), schema)
         .groupBy("league", "player_a", "player_b", *(name for name, _ in ERROR_FIELDS))
         .agg(
-            F.sum("wins").alias("wins"),
-            F.sum("losses").alias("losses"),
+            F.try_sum("wins").cast("double").alias("wins"),  # exact sums, then one rounding: order-free
+            F.try_sum("losses").cast("double").alias("losses"),  # NULL past DECIMAL(38, 20)
             F.sum("games").alias("games"),
             F.min(F.struct("first_time", "first_id")).alias("first"),
         )
@@ -93,6 +97,15 @@ def collected_pairs(frame: DataFrame) -> pl.DataFrame:
     )
     if errors.height:
         raise_error(errors["duckrate_error"][0], errors["duckrate_message"][0])
+    overflow = collected.filter(
+        pl.col("duckrate_error").is_null() & (pl.col("wins").is_null() | pl.col("losses").is_null())
+    )
+    if overflow.height:
+        pair = overflow.sort("league", "player_a", "player_b", nulls_last=True).row(0, named=True)
+        raise DuckrateInputError(
+            f"bt_fit on Spark: the weighted scores of league {pair['league']!r}, {pair['player_a']!r} against "
+            f"{pair['player_b']!r} add up past what DECIMAL{EXACT_DIGITS} holds: expected smaller weights"
+        )
     check_unique_match_ids(frame)
     return collected.unnest("first").sort("first_time", "first_id")
 

@@ -2,7 +2,8 @@
 
 Each Arrow batch of matches is validated by :func:`duckrate.matches.prepare_matches` (the Python path's
 checks and messages) and summed by :func:`~duckrate.fits.bradley_terry.pairs.pairs_from_rows` into its
-ordered pairs (side A, side B, league): weighted wins and losses (a draw half a win each way), games, and
+ordered pairs (side A, side B, league): weighted wins and losses (a draw half a win each way; exact
+decimal sums, see :func:`exact_sums`), games, and
 the pair's first game in replay order (``played_at``, then ``match_id``), which orders the pairs as the
 Python path meets them. Spark then adds the batches' sums per pair.
 """
@@ -13,6 +14,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from ..errors import DuckrateInputError
 from ..fits.bradley_terry.pairs import pairs_from_rows
@@ -21,8 +23,24 @@ from .arrow_tables import part_table
 from .task_errors import error_columns
 
 
-def batch_pairs(batch: pa.RecordBatch) -> dict[str, pa.Array]:
-    """The ordered pairs of one batch of matches and their sums, as columns of :class:`BatchPairSums`."""
+def exact_sums(row_pair: np.ndarray, values: np.ndarray, exact: pa.DataType) -> pa.Array:
+    """Each pair's sum of its rows' ``values`` (``row_pair``: each row's pair, every pair 0..n-1 present), as
+    the decimal type ``exact``: every value rounded once to its scale, then added exactly (integers), so the
+    sum is the same in any order and any split into batches."""
+    limit = 10.0 ** (exact.precision - exact.scale - 1)  # a batch's total below it: no pair's sum can wrap
+    if values.sum() >= limit:
+        raise DuckrateInputError(
+            f"bt_fit on Spark: a batch's weighted scores add up to {values.sum():.6g}; its exact sums "
+            f"(DECIMAL({exact.precision}, {exact.scale})) hold less than {limit:.0e}: expected smaller weights"
+        )
+    table = pa.table({"pair": pa.array(row_pair), "value": pa.array(values).cast(exact)})
+    summed = table.group_by("pair").aggregate([("value", "sum")])
+    return summed["value_sum"].take(pc.sort_indices(summed["pair"])).combine_chunks()
+
+
+def batch_pairs(batch: pa.RecordBatch, exact: pa.DataType) -> dict[str, pa.Array]:
+    """The ordered pairs of one batch of matches and their sums (the weighted ones exact, as ``exact``), as
+    columns of :class:`BatchPairSums`."""
     columns = {name: batch.column(name) for name in batch.schema.names}
     prepared = prepare_matches(columns, "matches")
     order = prepared.order
@@ -43,8 +61,8 @@ def batch_pairs(batch: pa.RecordBatch) -> dict[str, pa.Array]:
         "league": leagues.take(pa.array(prepared.state_league[pairs.a])),
         "player_a": names.take(pa.array(prepared.state_player[pairs.a])),
         "player_b": names.take(pa.array(prepared.state_player[pairs.b])),
-        "wins": pa.array(pairs.wins),
-        "losses": pa.array(pairs.losses),
+        "wins": exact_sums(pairs.row_pair, pairs.row_wins, exact),
+        "losses": exact_sums(pairs.row_pair, pairs.row_losses, exact),
         "games": pa.array(np.bincount(pairs.row_pair, minlength=pairs.n_pairs).astype(np.int64)),
         "first_time": pa.array(prepared.time_key[first_row]),
         "first_id": columns["match_id"].take(pa.array(first_row)),
@@ -70,7 +88,7 @@ class BatchPairSums:
             if not batch.num_rows:
                 continue
             try:
-                columns = batch_pairs(batch)
+                columns = batch_pairs(batch, self.schema.field("wins").type)
                 n_rows = len(columns["wins"])
                 part = "pairs"
             except DuckrateInputError as error:

@@ -37,8 +37,9 @@ _INTEGER_TYPES = (
 _INTEGER_LIST = ", ".join(f"'{name}'" for name in _INTEGER_TYPES)
 _NUMBER_CHECK = f"typeof({{x}}) IN ({_INTEGER_LIST}, 'FLOAT', 'DOUBLE') OR typeof({{x}}) LIKE 'DECIMAL%'"
 _QUOTE = "''''"  # a SQL string literal holding one single quote
-#: Exact sums: a value in [0, 1] rounded to 1e-20; 18 digits left for the total.
-EXACT = "DECIMAL(38, 20)"
+#: Exact sums: a value in [0, 1] rounded to 1e-20; 18 digits left for the total. (precision, scale)
+EXACT_DIGITS = (38, 20)
+EXACT = "DECIMAL({}, {})".format(*EXACT_DIGITS)
 
 
 def _double(value: float) -> str:
