@@ -316,14 +316,8 @@ def main() -> int:
     parser.add_argument("--library", choices=["arena", "evalica"])
     parser.add_argument("--resamples", type=int, default=RESAMPLES)
     args = parser.parse_args()
-    if args.child == "generate":
-        child_generate(args)
-        return 0
-    if args.child == "duckrate":
-        child_duckrate(args)
-        return 0
-    if args.child == "peer":
-        child_peer(args)
+    if args.child:
+        {"generate": child_generate, "duckrate": child_duckrate, "peer": child_peer}[args.child](args)
         return 0
     if args.quick:
         args.sets, args.repeats = ["arena"], 1

@@ -28,6 +28,11 @@ def _on_league(left: DataFrame, right: DataFrame):
     return left["league"].eqNullSafe(right["league"])
 
 
+def _on_keys(frame: DataFrame, keys: DataFrame, key: str, how: str) -> DataFrame:
+    """``frame`` joined ``how`` ('left_semi', 'left_anti') with ``keys`` on (``league``, ``key``)."""
+    return frame.join(keys, _on_league(frame, keys) & (frame[key] == keys[key]), how)
+
+
 @dataclass(frozen=True)
 class LeagueSlices:
     """The rows of the leagues longer than a slice, tagged with their slice (checkpointed once), the other
@@ -54,10 +59,7 @@ class LeagueSlices:
 
     def carried(self, open_keys: DataFrame, key: str) -> DataFrame:
         """The rows of the large leagues whose (``league``, ``key``) ``open_keys`` holds: an open period's."""
-        carried = self.large.join(
-            open_keys, _on_league(self.large, open_keys) & (self.large[key] == open_keys[key]), "left_semi"
-        )
-        return carried.drop(SLICE)
+        return _on_keys(self.large, open_keys, key, "left_semi").drop(SLICE)
 
 
 def league_slices(frame: DataFrame, chunk_size: int) -> LeagueSlices | None:
@@ -106,4 +108,4 @@ def open_period_keys(rows: DataFrame, after: DataFrame, key: str) -> DataFrame:
 
 def without_keys(rows: DataFrame, keys: DataFrame, key: str) -> DataFrame:
     """``rows`` but those whose (``league``, ``key``) ``keys`` holds."""
-    return rows.join(keys, _on_league(rows, keys) & (rows[key] == keys[key]), "left_anti")
+    return _on_keys(rows, keys, key, "left_anti")

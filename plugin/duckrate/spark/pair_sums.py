@@ -23,19 +23,22 @@ from .arrow_tables import part_table
 from .task_errors import error_columns
 
 
-def exact_sums(row_pair: np.ndarray, values: np.ndarray, exact: pa.DataType) -> pa.Array:
-    """Each pair's sum of its rows' ``values`` (``row_pair``: each row's pair, every pair 0..n-1 present), as
-    the decimal type ``exact``: every value rounded once to its scale, then added exactly (integers), so the
-    sum is the same in any order and any split into batches."""
+def exact_sums(row_pair: np.ndarray, values: dict[str, np.ndarray], exact: pa.DataType) -> dict[str, pa.Array]:
+    """Each pair's sums of its rows' ``values`` (``row_pair``: each row's pair, every pair 0..n-1 present; one
+    grouping for all the columns), as the decimal type ``exact``: every value rounded once to its scale, then
+    added exactly (integers), so a sum is the same in any order and any split into batches."""
     limit = 10.0 ** (exact.precision - exact.scale - 1)  # a batch's total below it: no pair's sum can wrap
-    if values.sum() >= limit:
-        raise DuckrateInputError(
-            f"bt_fit on Spark: a batch's weighted scores add up to {values.sum():.6g}; its exact sums "
-            f"(DECIMAL({exact.precision}, {exact.scale})) hold less than {limit:.0e}: expected smaller weights"
-        )
-    table = pa.table({"pair": pa.array(row_pair), "value": pa.array(values).cast(exact)})
-    summed = table.group_by("pair").aggregate([("value", "sum")])
-    return summed["value_sum"].take(pc.sort_indices(summed["pair"])).combine_chunks()
+    for column in values.values():
+        total = column.sum()
+        if total >= limit:
+            raise DuckrateInputError(
+                f"bt_fit on Spark: a batch's weighted scores add up to {total:.6g}; its exact sums "
+                f"(DECIMAL({exact.precision}, {exact.scale})) hold less than {limit:.0e}: expected smaller weights"
+            )
+    table = pa.table({"pair": pa.array(row_pair), **{name: pa.array(v).cast(exact) for name, v in values.items()}})
+    summed = table.group_by("pair").aggregate([(name, "sum") for name in values])
+    order = pc.sort_indices(summed["pair"])
+    return {name: summed[f"{name}_sum"].take(order).combine_chunks() for name in values}
 
 
 def batch_pairs(batch: pa.RecordBatch, exact: pa.DataType) -> dict[str, pa.Array]:
@@ -61,8 +64,7 @@ def batch_pairs(batch: pa.RecordBatch, exact: pa.DataType) -> dict[str, pa.Array
         "league": leagues.take(pa.array(prepared.state_league[pairs.a])),
         "player_a": names.take(pa.array(prepared.state_player[pairs.a])),
         "player_b": names.take(pa.array(prepared.state_player[pairs.b])),
-        "wins": exact_sums(pairs.row_pair, pairs.row_wins, exact),
-        "losses": exact_sums(pairs.row_pair, pairs.row_losses, exact),
+        **exact_sums(pairs.row_pair, {"wins": pairs.row_wins, "losses": pairs.row_losses}, exact),
         "games": pa.array(np.bincount(pairs.row_pair, minlength=pairs.n_pairs).astype(np.int64)),
         "first_time": pa.array(prepared.time_key[first_row]),
         "first_id": columns["match_id"].take(pa.array(first_row)),
