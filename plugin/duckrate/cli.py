@@ -190,22 +190,22 @@ def main(argv: list[str] | None = None) -> int:
     if args.command == "demo":
         build_demo(args.warehouse, args.threads)
         show_demo(args.warehouse, args.top)
-        from .report import write_report
+        from duckrate.report import write_report
 
         print(f"Report: {write_report(args.warehouse, args.report)}")
         return 0
     if args.command == "report":
-        from .report import write_report
+        from duckrate.report import write_report
 
         print(f"Report: {write_report(args.warehouse, args.out)}")
         return 0
     if args.command == "warm":
-        from .warm import warm
+        from duckrate.tools.warm import warm
 
         warm(fresh=args.fresh)
         return 0
     if args.command == "generate":
-        from .generated import generated_files
+        from duckrate.tools.generate import generated_files
 
         for path, text in generated_files().items():
             (args.root / path).write_text(text)
@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
         dbt_args = args.dbt_args[1:] if args.dbt_args[:1] == ["--"] else args.dbt_args
         build_and_publish(args.warehouse, dbt_args or ["build"])
         return 0
-    from . import synthetic
+    from duckrate import synthetic
 
     return synthetic.main(args.rest)
 

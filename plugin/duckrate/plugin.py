@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dbt.adapters.duckdb.plugins import BasePlugin
 
-from .sql.registry import register_macros, register_udfs
+from duckrate.sql.registry import register_macros, register_udfs
 
 
 class Plugin(BasePlugin):

@@ -12,11 +12,11 @@ entries live with their SQL (:mod:`duckrate.sql.evaluation_udf`, :mod:`duckrate.
 
 from __future__ import annotations
 
-from .fits.bradley_terry import BT_FIT
-from .fits.bt_lr_test import BT_LR_TEST
-from .sql.contest_udf import MARTS as CONTEST_MARTS
-from .sql.evaluation_udf import MARTS as MATCH_MARTS
-from .systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.fits.bradley_terry import BT_FIT
+from duckrate.fits.bt_lr_test import BT_LR_TEST
+from duckrate.sql.contest_udf import MARTS as CONTEST_MARTS
+from duckrate.sql.evaluation_udf import MARTS as MATCH_MARTS
+from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 
 FITS = (BT_FIT,)
 TESTS = (BT_LR_TEST,)

@@ -43,9 +43,10 @@ import numpy as np
 import polars as pl
 from scipy.special import expit, ndtr
 
-from ._numba import kernel
-from ._win_matrices import KINDS as WIN_MATRIX_KINDS
-from ._win_matrices import MATCHMAKING, matrix_matches, win_matrix
+from duckrate.core.jit import kernel
+from duckrate.core.scales import POINTS_PER_NATURAL
+from duckrate.synthetic_win_matrices import KINDS as WIN_MATRIX_KINDS
+from duckrate.synthetic_win_matrices import MATCHMAKING, matrix_matches, win_matrix
 
 __all__ = [
     "BATTLE_COVARIATES",
@@ -515,7 +516,7 @@ BATTLE_COVARIATES = ("len_diff", "md_headers_diff", "bold_diff", "md_lists_diff"
 #: Default true coefficients of those covariates, natural (logit) units per unit of the covariate.
 _BATTLE_BETA = (0.8, 0.4, 0.2, 0.1)
 #: Rating points per natural (logit) unit: ``400 / ln 10``.
-_POINTS = 400.0 / math.log(10.0)
+_POINTS = POINTS_PER_NATURAL
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ from conftest import REPO, run_dbt
 from polars.testing import assert_frame_equal
 
 from duckrate.systems import REPLAY_SYSTEMS
-from duckrate.systems._replay import replay_with_state
+from duckrate.systems.two_player import replay_with_state
 
 SYSTEMS = [system.name for system in REPLAY_SYSTEMS]
 BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}

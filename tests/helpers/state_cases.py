@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from duckrate.systems._replay import replay_with_state
+from duckrate.systems.two_player import replay_with_state
 
 # (system, parameters, matches have weights, matches have a period column)
 CASES = [

@@ -470,8 +470,8 @@ def test_bad_parameters_are_named(games, kwargs, message):
 
 
 def test_unknown_parameter_and_bad_rows_are_named(games):
+    from duckrate.core.matches import columns_from_polars
     from duckrate.fits.bradley_terry.fit import fit_columns
-    from duckrate.matches import columns_from_polars
 
     with pytest.raises(DuckrateInputError, match=r"unknown parameter\(s\) k;"):
         fit_columns(columns_from_polars(games), None, {"k": 3})

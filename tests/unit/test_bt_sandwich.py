@@ -15,7 +15,7 @@ import pytest
 from scipy.optimize import minimize
 
 import duckrate
-from duckrate.errors import DuckrateInputError
+from duckrate.core.errors import DuckrateInputError
 from duckrate.fits.bradley_terry.contextual import Border
 from duckrate.fits.bradley_terry.pairs import pairs_from_rows
 from duckrate.fits.bradley_terry.reweight import inverse_pair_frequency

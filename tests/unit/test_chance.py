@@ -279,8 +279,8 @@ RHO_TOLERANCE = 1e-12  # the issue's bar; observed: at most 1.2e-14 (β = 1, nor
 
 def replay_with_states(frame, priors=None, **params):
     """The output columns (input row order) and the final vectors of one run."""
-    from duckrate.matches import columns_from_polars, prepare_matches
-    from duckrate.priors import prior_columns
+    from duckrate.core.matches import columns_from_polars, prepare_matches
+    from duckrate.core.priors import prior_columns
 
     prepared = prepare_matches(columns_from_polars(frame))
     computed, rho, _ = chance_module._replay(prepared, prior_columns(priors), CHANCE.resolve(params))

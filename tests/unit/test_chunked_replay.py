@@ -16,8 +16,8 @@ from helpers.state_cases import CASES, history
 from polars.testing import assert_frame_equal
 
 import duckrate
-from duckrate.errors import DuckrateInputError
-from duckrate.systems._chunks import chunk_bounds
+from duckrate.core.errors import DuckrateInputError
+from duckrate.systems.chunks import chunk_bounds
 
 STATE_ORDER = ["kind", "league", "player", "opponent"]
 

@@ -18,8 +18,8 @@ import numpy as np
 import polars as pl
 import pytest
 
-from duckrate.errors import DuckrateInputError
-from duckrate.evaluation.contests import CONTEST_METRICS_COLUMNS, contest_metrics
+from duckrate.core.errors import DuckrateInputError
+from duckrate.evaluation.contest_marts import CONTEST_METRICS_COLUMNS, contest_metrics
 
 # --------------------------------------------------------------------------- the naive definition
 

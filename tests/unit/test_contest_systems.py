@@ -82,7 +82,7 @@ def test_row_order_and_chunks_change_nothing(system):
     chunked = getattr(duckrate, system)(results, chunk_size=40)
     assert_frame_equal(shuffled, rows, check_exact=True)
     assert_frame_equal(chunked, rows, check_exact=True)
-    assert rows.columns == list(duckrate.systems.contest_system.OUTPUT_COLUMNS)
+    assert rows.columns == list(duckrate.systems.contest.OUTPUT_COLUMNS)
 
 
 @pytest.mark.parametrize("system", NEW_SYSTEMS)

@@ -40,10 +40,10 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from duckrate import DuckrateInputError
-from duckrate.systems._replay import replay_with_state
-from duckrate.systems._state import RebuildRequired
 from duckrate.systems.glicko import GLICKO, glicko
 from duckrate.systems.glicko_rules import Q, glicko_e, glicko_g, glicko_update
+from duckrate.systems.saved_state import RebuildRequired
+from duckrate.systems.two_player import replay_with_state
 
 CASES = load_data("glicko_cases.json")
 FLOAT_COLUMNS = CONTRACT_COLUMNS[7:]

@@ -38,11 +38,11 @@ from hypothesis import strategies as st
 from scipy.optimize import brentq
 
 from duckrate import DuckrateInputError
-from duckrate.systems._replay import replay_with_state
-from duckrate.systems._state import RebuildRequired
 from duckrate.systems.glicko import GLICKO
 from duckrate.systems.glicko2 import GLICKO2, glicko2
 from duckrate.systems.glicko_rules import SCALE, glicko2_e, glicko2_g, glicko2_update, glicko2_volatility
+from duckrate.systems.saved_state import RebuildRequired
+from duckrate.systems.two_player import replay_with_state
 
 CASES = load_data("glicko_cases.json")
 FLOAT_COLUMNS = CONTRACT_COLUMNS[7:]

@@ -7,7 +7,7 @@ import io
 import re
 
 import duckrate
-from duckrate.progress import Progress
+from duckrate.core.progress import Progress
 from duckrate.synthetic import generate_matches
 
 
@@ -46,7 +46,7 @@ def test_quiet_when_disabled(monkeypatch):
 
 
 def test_chunked_replays_and_tuning_report(monkeypatch, capsys):
-    monkeypatch.setattr("duckrate.progress.EVERY_SECONDS", 0.0)
+    monkeypatch.setattr("duckrate.core.progress.EVERY_SECONDS", 0.0)
     matches = generate_matches(400, 30, seed=1)
     duckrate.elo(matches, chunk_size=100)
     err = capsys.readouterr().err

@@ -9,8 +9,8 @@ import yaml
 from helpers.replay_cases import python_defaults
 
 import duckrate
-from duckrate.generated import generated_files
 from duckrate.registry import CONTEST_SYSTEMS, FITS, MARTS, REPLAY_SYSTEMS, TESTS
+from duckrate.tools.generate import generated_files
 
 REPO = Path(__file__).resolve().parents[2]
 REPLAY_MODELS = REPO / "models" / "replays"

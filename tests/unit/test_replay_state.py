@@ -14,10 +14,10 @@ import pytest
 from helpers.state_cases import CASES, history, replay_in_batches
 from polars.testing import assert_frame_equal
 
-from duckrate.errors import DuckrateInputError
+from duckrate.core.errors import DuckrateInputError
 from duckrate.systems import REPLAY_SYSTEMS
-from duckrate.systems._replay import replay_with_state
-from duckrate.systems._state import STATE_COLUMNS, RebuildRequired
+from duckrate.systems.saved_state import STATE_COLUMNS, RebuildRequired
+from duckrate.systems.two_player import replay_with_state
 
 BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
 

@@ -13,7 +13,7 @@ import polars as pl
 import pytest
 
 import duckrate
-from duckrate.evaluation._replay_frame import PROBABILITY_CLIP
+from duckrate.evaluation.replay_rows import PROBABILITY_CLIP
 from duckrate.report import write_report
 from duckrate.report.html import format_value, shown_tiers
 from duckrate.report.svg import Series, chart, nice_ticks

@@ -40,8 +40,7 @@ from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
 
 from duckrate import DuckrateInputError
-from duckrate.systems._replay import replay_with_state
-from duckrate.systems._state import RebuildRequired
+from duckrate.systems.saved_state import RebuildRequired
 from duckrate.systems.trueskill import (
     TRUESKILL,
     draw_margin,
@@ -55,6 +54,7 @@ from duckrate.systems.trueskill import (
     w_draw,
     w_win,
 )
+from duckrate.systems.two_player import replay_with_state
 
 STATE_COLUMNS = CONTRACT_COLUMNS[8:]  # rating_{a,b}_before, sd_{a,b}_before, then the same _after
 DEFAULTS = {"mu": 25.0, "sigma": 25.0 / 3.0, "beta": 25.0 / 6.0, "tau": 25.0 / 300.0, "draw_probability": 0.10}

@@ -7,7 +7,7 @@ import duckdb
 
 import duckrate
 from duckrate.sql.readers import MACROS as READERS
-from duckrate.warm import called_macros, warm
+from duckrate.tools.warm import called_macros, warm
 
 
 def test_warm_calls_every_public_macro_and_runs():

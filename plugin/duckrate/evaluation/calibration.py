@@ -8,8 +8,9 @@ from numbers import Integral, Real
 
 import polars as pl
 
-from duckrate.errors import DuckrateInputError
-from duckrate.evaluation._replay_frame import (
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter
+from duckrate.evaluation.replay_rows import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
     Z_95,
@@ -17,7 +18,6 @@ from duckrate.evaluation._replay_frame import (
     require_columns,
     require_forecasts,
 )
-from duckrate.parameters import Parameter
 
 CALIBRATION_BINS_COLUMNS: tuple[str, ...] = (
     "league",

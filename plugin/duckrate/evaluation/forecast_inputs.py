@@ -18,10 +18,10 @@ import json
 
 import polars as pl
 
-from ..errors import DuckrateInputError
-from ..systems import REPLAY_SYSTEMS
-from .forecast_players import PLAYER_COLUMNS, Players
-from .forecasts import FORECASTS, Forecast
+from duckrate.core.errors import DuckrateInputError
+from duckrate.evaluation.forecast_players import PLAYER_COLUMNS, Players
+from duckrate.evaluation.forecasts import FORECASTS, Forecast
+from duckrate.systems import REPLAY_SYSTEMS
 
 PACKED_COLUMNS = {
     "source": pl.Utf8,  # 'replay', 'ratings' or 'state'

@@ -5,19 +5,18 @@ and the forecast itself, calling the system's kernels."""
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import polars as pl
 
-from ..systems import CHANCE, ELO2K, PAIRWISE
-from ..systems._state import field_values
-from ..systems.chance.forecast import chance_forecasts
-from ..systems.chance.grid import DISPLAY_CENTER, DISPLAY_SCALE
-from ..systems.elo2k import elo2k_forecasts, field_ratings
-from ..systems.pairwise import field_ratings as pairwise_field_ratings
-from ..systems.pairwise import pairwise_forecasts
-from .forecast_players import PAIR_COUNTS, PLAYER_COLUMNS, Players, Probabilities
+from duckrate.core.scales import DISPLAY_CENTER, points_per_natural
+from duckrate.evaluation.forecast_players import PAIR_COUNTS, PLAYER_COLUMNS, Players, Probabilities
+from duckrate.systems import CHANCE, ELO2K, PAIRWISE
+from duckrate.systems.chance.forecast import chance_forecasts
+from duckrate.systems.chance.grid import DISPLAY_SCALE
+from duckrate.systems.elo2k import elo2k_forecasts, field_ratings
+from duckrate.systems.pairwise import field_ratings as pairwise_field_ratings
+from duckrate.systems.pairwise import pairwise_forecasts
+from duckrate.systems.saved_state import field_values
 
 
 def _frame(player_rows: pl.DataFrame, rating: np.ndarray, sd: np.ndarray | None) -> pl.DataFrame:
@@ -69,7 +68,7 @@ def read_elo2k(state: pl.DataFrame, saved: dict) -> Players:
         np.ascontiguousarray(fields["sum_v"]),
         fields["players"].astype(np.int64),
         saved["initial"],
-        saved["scale"] / math.log(10.0),
+        points_per_natural(saved["scale"]),
     )
     return Players(_frame(players, rating, None), {"u": u, "v": v}, saved=saved)
 
@@ -88,7 +87,7 @@ def read_pairwise(state: pl.DataFrame, saved: dict) -> Players:
         values["logit_sum"],
         fields["players"][league].astype(np.int64),
         saved["initial"],
-        saved["scale"] / math.log(10.0),
+        points_per_natural(saved["scale"]),
     )
     pairs = _rows(state, "pair")
     counts = field_values(pairs["value"], PAIRWISE.pair_state, saved, "pair")

@@ -14,22 +14,21 @@ Two kinds:
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 import polars as pl
 
-from ..errors import DuckrateInputError
-from ..fits.bradley_terry.fit import NATURAL_PER_POINT
-from ..parameters import Parameter
-from ..systems import ELO, GLICKO, TRUESKILL
-from ..systems.elo import logistic_forecasts
-from ..systems.glicko_rules import glicko2_forecasts, glicko_forecasts
-from ..systems.trueskill import draw_margin, trueskill_forecasts
-from . import forecast_states
-from .forecast_players import Players, Probabilities
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter
+from duckrate.core.scales import NATURAL_PER_POINT, natural_per_point
+from duckrate.evaluation import forecast_states
+from duckrate.evaluation.forecast_players import Players, Probabilities
+from duckrate.systems import ELO, GLICKO, TRUESKILL
+from duckrate.systems.elo import logistic_forecasts
+from duckrate.systems.glicko_rules import glicko2_forecasts, glicko_forecasts
+from duckrate.systems.trueskill import draw_margin, trueskill_forecasts
 
 
 @dataclass(frozen=True)
@@ -83,7 +82,7 @@ def _bt(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabi
 def _elo(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
     rating_a, rating_b = _column(players, "rating", a), _column(players, "rating", b)
     advantage = np.full(a.shape[0], params["advantage"])
-    return logistic_forecasts(rating_a, rating_b, advantage, math.log(10.0) / params["scale"]), None
+    return logistic_forecasts(rating_a, rating_b, advantage, natural_per_point(params["scale"])), None
 
 
 def _glicko(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:

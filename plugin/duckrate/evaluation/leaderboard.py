@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import polars as pl
 
-from duckrate.errors import DuckrateInputError
-from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
+from duckrate.core.errors import DuckrateInputError
 from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
+from duckrate.evaluation.replay_rows import GROUP_KEYS, Z_95, require_columns
 
 LEADERBOARD_INPUT_COLUMNS: tuple[str, ...] = (
     "league",

@@ -12,9 +12,9 @@ from numbers import Real
 
 import polars as pl
 
-from duckrate.errors import DuckrateInputError
-from duckrate.evaluation._replay_frame import GROUP_KEYS, log_loss_expr, require_columns, require_forecasts
-from duckrate.parameters import Parameter
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter
+from duckrate.evaluation.replay_rows import GROUP_KEYS, log_loss_expr, require_columns, require_forecasts
 
 LOSS_BY_GAP_INPUT_COLUMNS: tuple[str, ...] = (
     *GROUP_KEYS,

@@ -6,15 +6,15 @@ from numbers import Integral
 
 import polars as pl
 
-from duckrate.errors import DuckrateInputError
-from duckrate.evaluation._replay_frame import (
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter
+from duckrate.evaluation.replay_rows import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
     log_loss_expr,
     require_columns,
     require_forecasts,
 )
-from duckrate.parameters import Parameter
 
 LOSS_CURVE_INPUT_COLUMNS: tuple[str, ...] = PLAYER_FORECAST_COLUMNS
 """Replay columns that :func:`loss_curve` reads."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from .._numba import kernel
+from duckrate.core.jit import kernel
 
 INTERVAL_RANK_COLUMNS = ("rank_upper", "rank_lower", "tier")
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from ..errors import DuckrateInputError
-from ..parameters import Parameter, Signature, resolve_parameters
-from .forecast_inputs import packed_rows, rated_players
-from .forecast_players import Players
-from .forecasts import FORECASTS, Forecast
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter, Signature, resolve_parameters
+from duckrate.evaluation.forecast_inputs import packed_rows, rated_players
+from duckrate.evaluation.forecast_players import Players
+from duckrate.evaluation.forecasts import FORECASTS, Forecast
 
 WIN_PROBABILITY_COLUMNS = {
     "league": pl.Utf8,

@@ -50,13 +50,14 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from .._numba import kernel, parallel_kernel
-from ..matches import PreparedMatches, columns_from_polars, prepare_matches
-from ..parameters import Parameter, Signature
-from ..systems.elo import elo_replay_kernel
-from .bradley_terry.solve import bt_theta
-from .game_logistic import fit_games, log_loss
-from .league_games import league_rows, name_ordered_codes
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.matches import PreparedMatches, columns_from_polars, prepare_matches
+from duckrate.core.parameters import Parameter, Signature
+from duckrate.core.scales import LN10
+from duckrate.fits.bradley_terry.solve import bt_theta
+from duckrate.fits.game_logistic import fit_games, log_loss
+from duckrate.fits.league_games import league_rows, name_ordered_codes
+from duckrate.systems.elo import elo_replay_kernel
 
 TESTS = (
     "split",
@@ -141,7 +142,7 @@ def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, n
         np.ones(1, np.int64),
         np.zeros(1, np.int64),
         eta,
-        math.log(10.0),
+        LN10,
         0.0,
         0.0,
         0.0,

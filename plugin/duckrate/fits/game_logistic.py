@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._numba import kernel
+from duckrate.core.jit import kernel
 
 GRADIENT_TOLERANCE = 1e-7
 MAX_NEWTON_STEPS = 100

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow.compute as pc
 
-from ..matches import PreparedMatches
+from duckrate.core.matches import PreparedMatches
 
 
 def name_ordered_codes(prepared: PreparedMatches) -> tuple[np.ndarray, list[np.ndarray]]:

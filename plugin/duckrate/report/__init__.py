@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .html import page
-from .tables import read_marts
+from duckrate.report.html import page
+from duckrate.report.tables import read_marts
 
 __all__ = ["page", "read_marts", "write_report"]
 

@@ -13,8 +13,8 @@ import math
 from collections.abc import Callable, Iterable
 from html import escape
 
-from .svg import PALETTE, Series, chart
-from .tables import TOP_ROWS, TRAJECTORY_PLAYERS
+from duckrate.report.svg import PALETTE, Series, chart
+from duckrate.report.tables import TOP_ROWS, TRAJECTORY_PLAYERS
 
 #: Display format of each column (default: 4 decimals for floats, the integer for integers).
 FORMATS: dict[str, Callable[[float], str]] = {

@@ -25,9 +25,9 @@ try:
 except ImportError as error:  # the extra is not installed
     raise ImportError("duckrate.spark needs PySpark (and Java 17): pip install 'duckrate[spark]'") from error
 
-from .bt_fit import bt_fit
-from .lr_test import bt_lr_test
-from .marts import (
+from duckrate.spark.bt_fit import bt_fit
+from duckrate.spark.lr_test import bt_lr_test
+from duckrate.spark.marts import (
     calibration_bins,
     calibration_summary,
     contest_leaderboard,
@@ -36,7 +36,7 @@ from .marts import (
     loss_by_gap,
     loss_curve,
 )
-from .replay import replay, replay_state, replay_with_state
+from duckrate.spark.replay import replay, replay_state, replay_with_state
 
 __all__ = [
     "bt_fit",

@@ -13,7 +13,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 from pyspark.sql.pandas.types import to_arrow_schema
 
-from ..systems._state import STATE_SCHEMA
+from duckrate.systems.saved_state import STATE_SCHEMA
 
 _SPARK_TYPES = {
     pl.Utf8: T.StringType(),

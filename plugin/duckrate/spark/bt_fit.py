@@ -25,20 +25,20 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..errors import DuckrateInputError
-from ..fits.bradley_terry.fit import BT_FIT, fit_prepared, resolve_parameters
-from ..fits.bradley_terry.fit import bt_fit as python_bt_fit
-from ..fits.bradley_terry.league import LeagueData
-from ..fits.bradley_terry.pairs import pairs_from_sums
-from ..fits.bradley_terry.reweight import inverse_pair_frequency
-from ..fits.league_games import league_rows
-from ..matches import prepare_matches
-from ..sql.mart_sql import EXACT_DIGITS
-from .arrow_tables import arrow_schema, empty_frame
-from .canonical import canonical_columns
-from .pair_sums import BatchPairSums
-from .task_errors import ERROR_FIELDS, raise_error
-from .unique_keys import check_unique_match_ids
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import prepare_matches
+from duckrate.fits.bradley_terry.fit import BT_FIT, fit_prepared, resolve_parameters
+from duckrate.fits.bradley_terry.fit import bt_fit as python_bt_fit
+from duckrate.fits.bradley_terry.league import LeagueData
+from duckrate.fits.bradley_terry.pairs import pairs_from_sums
+from duckrate.fits.bradley_terry.reweight import inverse_pair_frequency
+from duckrate.fits.league_games import league_rows
+from duckrate.spark.arrow_tables import arrow_schema, empty_frame
+from duckrate.spark.canonical import canonical_columns
+from duckrate.spark.pair_sums import BatchPairSums
+from duckrate.spark.task_errors import ERROR_FIELDS, raise_error
+from duckrate.spark.unique_keys import check_unique_match_ids
+from duckrate.sql.mart_sql import EXACT_DIGITS
 
 #: What each option the Spark path refuses would need, and the Spark path does not have.
 ROW_OPTIONS = {

@@ -10,7 +10,7 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ..matches import OPTIONAL_COLUMNS, REQUIRED_COLUMNS
+from duckrate.core.matches import OPTIONAL_COLUMNS, REQUIRED_COLUMNS
 
 MATCH_COLUMNS = (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)
 

@@ -12,11 +12,11 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from ..errors import DuckrateInputError
-from ..fits.bt_lr_test import OUTPUT_SCHEMA
-from ..fits.bt_lr_test import bt_lr_test as python_bt_lr_test
-from .arrow_tables import frame_part
-from .task_errors import league_error
+from duckrate.core.errors import DuckrateInputError
+from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA
+from duckrate.fits.bt_lr_test import bt_lr_test as python_bt_lr_test
+from duckrate.spark.arrow_tables import frame_part
+from duckrate.spark.task_errors import league_error
 
 
 class LeagueLrTest:

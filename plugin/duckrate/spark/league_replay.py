@@ -12,12 +12,12 @@ from __future__ import annotations
 import polars as pl
 import pyarrow as pa
 
-from ..errors import DuckrateInputError
-from ..state import replay_with_state
-from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from ..systems._state import check_league_rows, state_frame
-from .arrow_tables import frame_part, from_polars, part_table, struct_column
-from .task_errors import league_error
+from duckrate.core.errors import DuckrateInputError
+from duckrate.spark.arrow_tables import frame_part, from_polars, part_table, struct_column
+from duckrate.spark.task_errors import league_error
+from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.systems.replay_by_name import replay_with_state
+from duckrate.systems.saved_state import check_league_rows, state_frame
 
 SYSTEMS = {system.name: system for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)}
 

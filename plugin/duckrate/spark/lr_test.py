@@ -16,13 +16,13 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..fits.bt_lr_test import OUTPUT_SCHEMA
-from ..fits.bt_lr_test import bt_lr_test as python_bt_lr_test
-from .arrow_tables import arrow_schema, empty_frame, spark_fields
-from .canonical import canonical_columns
-from .league_lr_test import LeagueLrTest
-from .task_errors import ERROR_FIELDS, raise_first_error
-from .unique_keys import check_unique_match_ids
+from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA
+from duckrate.fits.bt_lr_test import bt_lr_test as python_bt_lr_test
+from duckrate.spark.arrow_tables import arrow_schema, empty_frame, spark_fields
+from duckrate.spark.canonical import canonical_columns
+from duckrate.spark.league_lr_test import LeagueLrTest
+from duckrate.spark.task_errors import ERROR_FIELDS, raise_first_error
+from duckrate.spark.unique_keys import check_unique_match_ids
 
 
 def lr_test_type() -> T.StructType:

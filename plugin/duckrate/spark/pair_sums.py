@@ -1,6 +1,6 @@
 """Games summed into per-pair statistics inside Spark, batch by batch (a ``mapInArrow`` function).
 
-Each Arrow batch of matches is validated by :func:`duckrate.matches.prepare_matches` (the Python path's
+Each Arrow batch of matches is validated by :func:`duckrate.core.matches.prepare_matches` (the Python path's
 checks and messages) and summed by :func:`~duckrate.fits.bradley_terry.pairs.pairs_from_rows` into its
 ordered pairs (side A, side B, league): weighted wins and losses (a draw half a win each way; exact
 decimal sums, see :func:`exact_sums`), games, and
@@ -16,11 +16,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DuckrateInputError
-from ..fits.bradley_terry.pairs import pairs_from_rows
-from ..matches import prepare_matches
-from .arrow_tables import part_table
-from .task_errors import error_columns
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import prepare_matches
+from duckrate.fits.bradley_terry.pairs import pairs_from_rows
+from duckrate.spark.arrow_tables import part_table
+from duckrate.spark.task_errors import error_columns
 
 
 def exact_sums(row_pair: np.ndarray, values: dict[str, np.ndarray], exact: pa.DataType) -> dict[str, pa.Array]:

@@ -15,12 +15,12 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from .. import contests
-from ..systems import CONTEST_SYSTEMS
-from ..systems import contest_system as contest_rows
-from ..systems._replay import OUTPUT_COLUMNS as MATCH_OUTPUT_COLUMNS
-from .canonical import MATCH_COLUMNS
-from .unique_keys import check_unique_match_ids
+from duckrate.core import contests
+from duckrate.spark.canonical import MATCH_COLUMNS
+from duckrate.spark.unique_keys import check_unique_match_ids
+from duckrate.systems import CONTEST_SYSTEMS
+from duckrate.systems import contest as contest_rows
+from duckrate.systems.two_player import OUTPUT_COLUMNS as MATCH_OUTPUT_COLUMNS
 
 
 @dataclass(frozen=True)

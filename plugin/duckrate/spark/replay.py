@@ -19,15 +19,15 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
-from ..state import replay_with_state as python_replay
-from ..systems._replay import DEFAULT_CHUNK_ROWS
-from .arrow_tables import STATE_TYPE, arrow_schema, empty_frame
-from .canonical import canonical_columns
-from .league_replay import LeagueReplay
-from .league_slices import LeagueSlices, league_slices, open_period_keys, without_keys
-from .rated_tables import RatedTable, rated_table
-from .saved_state import no_state, state_columns
-from .task_errors import ERROR_FIELDS, raise_first_error
+from duckrate.spark.arrow_tables import STATE_TYPE, arrow_schema, empty_frame
+from duckrate.spark.canonical import canonical_columns
+from duckrate.spark.league_replay import LeagueReplay
+from duckrate.spark.league_slices import LeagueSlices, league_slices, open_period_keys, without_keys
+from duckrate.spark.rated_tables import RatedTable, rated_table
+from duckrate.spark.saved_state import no_state, state_columns
+from duckrate.spark.task_errors import ERROR_FIELDS, raise_first_error
+from duckrate.systems.replay_by_name import replay_with_state as python_replay
+from duckrate.systems.two_player import DEFAULT_CHUNK_ROWS
 
 
 def combined_type(rated: RatedTable, inputs: T.StructType) -> T.StructType:

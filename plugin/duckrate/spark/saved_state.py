@@ -7,8 +7,8 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
-from ..systems._state import state_frame
-from .arrow_tables import STATE_TYPE, empty_frame
+from duckrate.spark.arrow_tables import STATE_TYPE, empty_frame
+from duckrate.systems.saved_state import state_frame
 
 
 def state_columns(state: DataFrame) -> DataFrame:

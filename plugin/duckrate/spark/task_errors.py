@@ -11,9 +11,9 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..errors import DuckrateInputError
-from ..systems._state import RebuildRequired
-from .arrow_tables import part_table
+from duckrate.core.errors import DuckrateInputError
+from duckrate.spark.arrow_tables import part_table
+from duckrate.systems.saved_state import RebuildRequired
 
 #: The columns of an error row: the exception's class name and its message.
 ERROR_FIELDS = (("duckrate_error", pa.string()), ("duckrate_message", pa.string()))

@@ -7,7 +7,7 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ..matches import DUPLICATE_KEY, input_error
+from duckrate.core.matches import DUPLICATE_KEY, input_error
 
 
 def check_unique_match_ids(matches: DataFrame, table: str = "matches") -> None:

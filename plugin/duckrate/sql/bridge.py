@@ -19,7 +19,7 @@ every table macro runs these steps, each a ``MATERIALIZED`` CTE so it runs once 
    UDF that DuckDB calls chunk by chunk on all its threads, returning the computed columns of those rows as
    a STRUCT, while the scan itself supplies every input column (names, times, ids) in its own type.
 
-Both scans cut the rows into the same chunks, so :func:`duckrate._row_keys._positions` finds a chunk's
+Both scans cut the rows into the same chunks, so :func:`duckrate.core.row_keys._positions` finds a chunk's
 first key among the collected chunks' first keys and the rest by guessing the next slot: results are read
 sequentially, and a full key table is built only if a chunk starts elsewhere.
 
@@ -41,9 +41,9 @@ from dataclasses import dataclass, field
 import numpy as np
 import pyarrow as pa
 
-from .._row_keys import anchor_table, key_positions, key_table
-from ..errors import DuckrateInputError
-from ._lists import lists_of, whole
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.row_keys import anchor_table, key_positions, key_table
+from duckrate.sql._lists import lists_of, whole
 
 KEY_FIELD = "duckrate_key"  # the collected field holding each row's 64-bit key (DuckDB hash of its key columns)
 IDLE_SECONDS = 300.0  # an entry nobody used for this long belongs to a query that stopped or failed

@@ -1,6 +1,6 @@
 """The compute UDFs and TEMP table macros of every registered contest system (``<system>_replay``,
 ``<system>_replay_and_state``, ``<system>_state`` and ``<system>_resume_check``, with saved state as for the
-two-player replays), generated from its :class:`~duckrate.systems.contest_system.ContestSystem`, and the
+two-player replays), generated from its :class:`~duckrate.systems.contest.ContestSystem`, and the
 contest marts ``contest_leaderboard`` and ``contest_metrics``.
 
 Same bridge as :mod:`.replay_udf` (see :mod:`.bridge`): the macro packs the results into one
@@ -15,13 +15,12 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..evaluation import contests as contest_evaluation
-from ..parameters import sql_parameter_list
-from ..systems.contest_system import COMPUTED_COLUMNS, OUTPUT_COLUMNS, PASSTHROUGH_COLUMNS, ContestSystem
-from ._lists import whole
-from .bridge import KEY_FIELD, collected_ctes
-from .evaluation_udf import Mart, count_parameter, number_parameter
-from .replay_udf import (
+from duckrate.core.parameters import sql_parameter_list
+from duckrate.evaluation import contest_marts as contest_evaluation
+from duckrate.sql._lists import whole
+from duckrate.sql.bridge import KEY_FIELD, collected_ctes
+from duckrate.sql.evaluation_udf import Mart, count_parameter, number_parameter
+from duckrate.sql.replay_udf import (
     EMPTY_PRIORS_VIEW,
     EMPTY_STATE_VIEW,
     PRIORS_SOURCE,
@@ -32,6 +31,7 @@ from .replay_udf import (
     resume_reasons,
     udf_name,
 )
+from duckrate.systems.contest import COMPUTED_COLUMNS, OUTPUT_COLUMNS, PASSTHROUGH_COLUMNS, ContestSystem
 
 FETCH_UDF = "duckrate_fetch_contest"  # shared: every contest system computes the same columns
 RESULT_FIELDS = ("contest_id", "played_at", "player", "rank", "league", "weight")

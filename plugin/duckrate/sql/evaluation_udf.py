@@ -15,12 +15,12 @@ from decimal import Decimal
 import polars as pl
 import pyarrow as pa
 
-from ..errors import DuckrateInputError
-from ..evaluation.calibration import BINS, MAX_SD, MIN_GAMES, WARMUP
-from ..evaluation.loss_by_gap import BIN_WIDTH
-from ..evaluation.loss_curve import POINTS
-from ..parameters import Parameter
-from ._lists import map_list_rows, whole
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter
+from duckrate.evaluation.calibration import BINS, MAX_SD, MIN_GAMES, WARMUP
+from duckrate.evaluation.loss_by_gap import BIN_WIDTH
+from duckrate.evaluation.loss_curve import POINTS
+from duckrate.sql._lists import map_list_rows, whole
 
 # Columns of the replay table the marts read; absent optional ones arrive as NULL.
 OPTIONAL_REPLAY_COLUMNS = "SELECT NULL::VARCHAR AS system, NULL::VARCHAR AS league WHERE false"

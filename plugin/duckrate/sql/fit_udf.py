@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import pyarrow as pa
 
-from ..fits.bradley_terry import BT_FIT, OUTPUT_SCHEMA, fit_columns
-from ._lists import list_per_row, whole
-from .bridge import collected_ctes
-from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
+from duckrate.fits.bradley_terry import BT_FIT, OUTPUT_SCHEMA, fit_columns
+from duckrate.sql._lists import list_per_row, whole
+from duckrate.sql.bridge import collected_ctes
+from duckrate.sql.replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
 
 UDF_NAME = "duckrate_bt_fit_udf"
 # (name, SQL default) in the UDF's argument order; priors is the macro's table argument.

@@ -7,11 +7,11 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
-from ..parameters import sql_parameter_list
-from ._lists import lists_of, whole
-from .bridge import collected_ctes
-from .replay_udf import MATCH_SOURCE, collected_columns
+from duckrate.core.parameters import sql_parameter_list
+from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
+from duckrate.sql._lists import lists_of, whole
+from duckrate.sql.bridge import collected_ctes
+from duckrate.sql.replay_udf import MATCH_SOURCE, collected_columns
 
 UDF_NAME = "duckrate_bt_lr_test_udf"
 FIELDS = ("match_id", "played_at", "player_a", "player_b", "score_a", "league", "weight")

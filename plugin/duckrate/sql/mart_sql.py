@@ -16,11 +16,11 @@ that names it; an empty table gives no rows.
 
 from __future__ import annotations
 
-from ..evaluation._replay_frame import PROBABILITY_CLIP, Z_95
-from ..evaluation.loss_by_gap import BIN_WIDTH, DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
-from .evaluation_udf import Mart, replay_source, signature
-from .evaluation_udf import macro_sql as udf_macro_sql
-from .ranks_udf import ranks_sql
+from duckrate.evaluation.loss_by_gap import BIN_WIDTH, DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
+from duckrate.evaluation.replay_rows import PROBABILITY_CLIP, Z_95
+from duckrate.sql.evaluation_udf import Mart, replay_source, signature
+from duckrate.sql.evaluation_udf import macro_sql as udf_macro_sql
+from duckrate.sql.ranks_udf import ranks_sql
 
 _INTEGER_TYPES = (
     "TINYINT",
@@ -93,7 +93,7 @@ def _integer_parameter(mart: Mart, name: str, minimum: int) -> str:
 
 def _log_loss(p: str, s: str) -> str:
     """Per-match log loss ``-(s ln p + (1 - s) ln(1 - p))``, p clipped to [1e-15, 1 - 1e-15], written as the
-    Polars expression of :func:`duckrate.evaluation._replay_frame.log_loss_expr` is."""
+    Polars expression of :func:`duckrate.evaluation.replay_rows.log_loss_expr` is."""
     clipped = f"least(greatest({p}, {_double(PROBABILITY_CLIP)}), {_double(1.0 - PROBABILITY_CLIP)})"
     one = _double(1.0)
     return f"-({s} * ln({clipped}) + ({one} - {s}) * ln({one} - {clipped}))"

@@ -8,8 +8,8 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from ..evaluation.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
-from ._lists import list_per_row, whole
+from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
+from duckrate.sql._lists import list_per_row, whole
 
 UDF_NAME = "duckrate_interval_ranks"
 ELEMENT_TYPE = pa.struct([(name, pa.int64()) for name in INTERVAL_RANK_COLUMNS])

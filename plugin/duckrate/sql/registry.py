@@ -12,8 +12,7 @@ from collections.abc import Callable
 import duckdb
 import pyarrow as pa
 
-from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from . import (
+from duckrate.sql import (
     bridge,
     contest_udf,
     evaluation_udf,
@@ -26,6 +25,7 @@ from . import (
     tune_udf,
     win_probability_udf,
 )
+from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []

@@ -15,8 +15,11 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..parameters import Signature, sql_parameter_list
-from ..systems._replay import (
+from duckrate.core.parameters import Signature, sql_parameter_list
+from duckrate.sql._lists import list_values, struct_columns, whole
+from duckrate.sql.bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
+from duckrate.systems.saved_state import STATE_SCHEMA, CarriedState, state_frame
+from duckrate.systems.two_player import (
     COMPUTED_COLUMNS,
     DEFAULT_CHUNK_ROWS,
     OUTPUT_COLUMNS,
@@ -25,9 +28,6 @@ from ..systems._replay import (
     resume_problem,
     run_replay,
 )
-from ..systems._state import STATE_SCHEMA, CarriedState, state_frame
-from ._lists import list_values, struct_columns, whole
-from .bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
 
 # Columns packed for the UDF, as they exist in the user's table (absent optional ones are simply left
 # out, which keeps the packed list narrow); players and league travel as 64-bit hash keys.
@@ -538,7 +538,7 @@ SELECT * FROM {merged_state_sql("duckrate_taken")} AS ms
 
 def state_macro_sql(system: ReplaySystem) -> str:
     """``<system>_state(tbl, <params>, priors, state)``: the state table after the matches of ``tbl``,
-    continuing ``state`` when given (see systems/_state.py)."""
+    continuing ``state`` when given (see systems/saved_state.py)."""
     head, udf_args = _macro(system, f"{system.name}_state")
     return f"""{head}, {_computed_cte(system, udf_args, "'state'")}, {taken_state_cte("duckrate_computed")}
 SELECT * FROM {merged_state_sql("duckrate_taken")} AS ms

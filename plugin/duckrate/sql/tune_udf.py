@@ -17,12 +17,12 @@ import json
 import polars as pl
 import pyarrow as pa
 
-from ..errors import DuckrateInputError
-from ..evaluation.loss_curve import POINTS
-from ..tuning.tune import PROTOCOL, TRAIN_SHARE, TUNING_SCHEMA, tune_columns
-from ._lists import list_per_row, whole
-from .bridge import collected_ctes
-from .replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
+from duckrate.core.errors import DuckrateInputError
+from duckrate.evaluation.loss_curve import POINTS
+from duckrate.sql._lists import list_per_row, whole
+from duckrate.sql.bridge import collected_ctes
+from duckrate.sql.replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
+from duckrate.tuning.tune import PROTOCOL, TRAIN_SHARE, TUNING_SCHEMA, tune_columns
 
 UDF_NAME = "duckrate_tune_udf"
 CONTEST_UDF_NAME = "duckrate_tune_contests_udf"

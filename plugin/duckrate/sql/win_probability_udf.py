@@ -15,9 +15,10 @@ import json
 import polars as pl
 import pyarrow as pa
 
-from ..errors import DuckrateInputError
-from ..evaluation.forecast_inputs import PACKED_COLUMNS, RATINGS_FIELDS, REPLAY_FIELDS
-from ..evaluation.win_probability import (
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import sql_parameter_list
+from duckrate.evaluation.forecast_inputs import PACKED_COLUMNS, RATINGS_FIELDS, REPLAY_FIELDS
+from duckrate.evaluation.win_probability import (
     FORECAST_PARAMETERS,
     WIN_MATRIX,
     WIN_MATRIX_COLUMNS,
@@ -26,8 +27,7 @@ from ..evaluation.win_probability import (
     win_matrix_of,
     win_probability_of,
 )
-from ..parameters import sql_parameter_list
-from ._lists import list_per_row, list_values, whole
+from duckrate.sql._lists import list_per_row, list_values, whole
 
 PROBABILITY_UDF = "duckrate_win_probability_udf"
 MATRIX_UDF = "duckrate_win_matrix_udf"

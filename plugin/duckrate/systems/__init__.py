@@ -1,18 +1,18 @@
 """Sequential rating systems: one module per system (numba kernel + Polars wrapper)."""
 
-from .bar import BAR, bar
-from .chance import CHANCE, chance
-from .codeforces import CODEFORCES, codeforces
-from .elo import ELO, elo
-from .elo2k import ELO2K, elo2k
-from .elo_mmr import ELO_MMR, elo_mmr
-from .glicko import GLICKO, glicko
-from .glicko2 import GLICKO2, glicko2
-from .glicko_contest import GLICKO_CONTEST, glicko_contest
-from .pairwise import PAIRWISE, pairwise
-from .topcoder import TOPCODER, topcoder
-from .trueskill import TRUESKILL, trueskill
-from .trueskill_contest import TRUESKILL_CONTEST, trueskill_contest
+from duckrate.systems.bar import BAR, bar
+from duckrate.systems.chance import CHANCE, chance
+from duckrate.systems.codeforces import CODEFORCES, codeforces
+from duckrate.systems.elo import ELO, elo
+from duckrate.systems.elo2k import ELO2K, elo2k
+from duckrate.systems.elo_mmr import ELO_MMR, elo_mmr
+from duckrate.systems.glicko import GLICKO, glicko
+from duckrate.systems.glicko2 import GLICKO2, glicko2
+from duckrate.systems.glicko_contest import GLICKO_CONTEST, glicko_contest
+from duckrate.systems.pairwise import PAIRWISE, pairwise
+from duckrate.systems.topcoder import TOPCODER, topcoder
+from duckrate.systems.trueskill import TRUESKILL, trueskill
+from duckrate.systems.trueskill_contest import TRUESKILL_CONTEST, trueskill_contest
 
 # The registries: every two-player system (over matches) and every contest system (over ranked results).
 REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)

@@ -18,11 +18,11 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..contests import PreparedContests
-from ..parameters import Parameter
-from .contest_state import ContestStart
-from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from .field_match import BAR_RULES, BETA, DRIFT, field_match_kernel
+from duckrate.core.contests import PreparedContests
+from duckrate.core.parameters import Parameter
+from duckrate.systems.contest import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
+from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.field_match import BAR_RULES, BETA, DRIFT, field_match_kernel
 
 PLAYER_FIELDS = ("rating", "sd")
 

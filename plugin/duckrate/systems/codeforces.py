@@ -33,15 +33,15 @@ import numba
 import numpy as np
 import polars as pl
 
-from .._numba import kernel, parallel_kernel
-from ..contests import PreparedContests
-from ..errors import DuckrateInputError
-from ..parameters import Parameter, positive
-from .contest_state import ContestStart
-from .contest_system import INITIAL, ContestSystem, run_fixed_kernel
-from .logistic_sums import SERIES_TOLERANCE, contest_sums_fit, exact_sums, logistic_sum_at
-from .numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER, safeguarded_step
-from .standings import largest_contest, record_contest, tie_ranges
+from duckrate.core.contests import PreparedContests
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.parameters import Parameter, positive
+from duckrate.systems.contest import INITIAL, ContestSystem, run_fixed_kernel
+from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.logistic_sums import SERIES_TOLERANCE, contest_sums_fit, exact_sums, logistic_sum_at
+from duckrate.systems.numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER, safeguarded_step
+from duckrate.systems.standings import largest_contest, record_contest, tie_ranges
 
 BETA = ELO_LOGISTIC_SD  # the reference's β: the Elo logistic on the 400-point scale
 LEVEL_SCALE = 0.1  # the fit's interval reaches G, H <= 0.1/δ̄: below any target (each is >= 0.2/δ̄)

@@ -25,8 +25,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..contests import PreparedContests
-from ._state import (
+from duckrate.core.contests import PreparedContests
+from duckrate.systems.saved_state import (
     RebuildRequired,
     check_league_rows,
     conform_state,

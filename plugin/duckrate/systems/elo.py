@@ -14,13 +14,14 @@ import math
 import numpy as np
 import polars as pl
 
-from .._numba import kernel
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches
-from ..parameters import Parameter
-from ..priors import initial_states
-from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from ._state import EndState, StartState, StateField, league_players
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel
+from duckrate.core.matches import PreparedMatches
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import initial_states
+from duckrate.core.scales import LN10
+from duckrate.systems.saved_state import EndState, StartState, StateField, league_players
+from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 
 @kernel
@@ -69,8 +70,8 @@ def elo_replay_kernel(
     """
     seq, expected_a, rating_a_before, rating_b_before, rating_a_after, rating_b_after = outputs
     weighted = weight.shape[0] == score.shape[0]
-    log10_over_scale = math.log(10.0) / scale
-    k_per_eta = scale / math.log(10.0)
+    log10_over_scale = LN10 / scale
+    k_per_eta = scale / LN10
     for position in range(order.shape[0]):
         row = order[position]
         slot_a = state_a[row]

@@ -27,15 +27,19 @@ import math
 import numpy as np
 import polars as pl
 
-from .._numba import kernel
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches
-from ..parameters import Parameter
-from ..priors import reject_priors
-from ._player_seeds import player_digests, uniform_rows
-from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from ._state import EndState, StartState, StateField, league_players
-from .elo import ELO, check_schedule_resume  # the same refusal: a decaying schedule whose N (league players) changed
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel
+from duckrate.core.matches import PreparedMatches
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import reject_priors
+from duckrate.core.scales import LN10, points_per_natural
+from duckrate.systems.elo import (  # the same refusal: a decaying schedule whose N (league players) changed
+    ELO,
+    check_schedule_resume,
+)
+from duckrate.systems.player_seeds import player_digests, uniform_rows
+from duckrate.systems.saved_state import EndState, StartState, StateField, league_players
+from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 
 @kernel
@@ -200,7 +204,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         params["b"] if use_schedule else 0.0,
         use_schedule,
         params["initial"],
-        params["scale"] / math.log(10.0),
+        points_per_natural(params["scale"]),
         kernel_outputs(out),
     )
     return out, EndState(
@@ -216,7 +220,7 @@ def _check_schedule(params: dict) -> None:
         )
 
 
-DEFAULT_ETA = ELO.defaults["k"] * math.log(10.0) / ELO.defaults["scale"]  # the step of default Elo, in natural units
+DEFAULT_ETA = ELO.defaults["k"] * LN10 / ELO.defaults["scale"]  # the step of default Elo, in natural units
 
 ELO2K = ReplaySystem(
     name="elo2k",

@@ -12,11 +12,11 @@ import math
 import numba
 import numpy as np
 
-from .._numba import kernel, parallel_kernel
-from ..parameters import Parameter, nonnegative, positive
-from .logistic_sums import SERIES_TOLERANCE, contest_sums_fit, exact_sums, logistic_sum_at
-from .numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER
-from .standings import largest_contest, record_contest, tie_ranges
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.parameters import Parameter, nonnegative, positive
+from duckrate.systems.logistic_sums import SERIES_TOLERANCE, contest_sums_fit, exact_sums, logistic_sum_at
+from duckrate.systems.numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER
+from duckrate.systems.standings import largest_contest, record_contest, tie_ranges
 
 # The parameters both systems take after INITIAL and INITIAL_SD (BAR adds kappa).
 BETA = Parameter("beta", ELO_LOGISTIC_SD, "a finite performance scale β > 0", positive)

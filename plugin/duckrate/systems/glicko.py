@@ -20,11 +20,11 @@ import math
 import numpy as np
 import polars as pl
 
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches
-from ..parameters import Parameter
-from ..priors import check_positive_priors, initial_states
-from ._glicko_common import (
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import PreparedMatches
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.systems.glicko_common import (
     CARRIED_FIELDS,
     INITIAL,
     PERIOD_LENGTH,
@@ -35,10 +35,10 @@ from ._glicko_common import (
     carried_start,
     check_rd_min_below_rd,
 )
-from ._periods import row_periods
-from ._replay import ReplaySystem, replay_frame
-from ._state import EndState, StartState, StateField
-from .glicko_rules import GLICKO_RULES, run_periodic
+from duckrate.systems.glicko_rules import GLICKO_RULES, run_periodic
+from duckrate.systems.periods import row_periods
+from duckrate.systems.saved_state import EndState, StartState, StateField
+from duckrate.systems.two_player import ReplaySystem, replay_frame
 
 
 def _periods(prepared: PreparedMatches, params: dict) -> np.ndarray | None:

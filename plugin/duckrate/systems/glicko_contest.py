@@ -17,10 +17,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from ..contests import PreparedContests
-from .contest_state import ContestStart
-from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from .field_match import BETA, DRIFT, GLICKO_RULES, field_match_kernel
+from duckrate.core.contests import PreparedContests
+from duckrate.systems.contest import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
+from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.field_match import BETA, DRIFT, GLICKO_RULES, field_match_kernel
 
 PLAYER_FIELDS = ("rating", "sd")
 

@@ -16,16 +16,17 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
-from ..matches import PreparedMatches
-from ._periods import periodic_order
-from ._replay import kernel_outputs, new_outputs
+from duckrate.core.jit import kernel
+from duckrate.core.matches import PreparedMatches
+from duckrate.core.scales import NATURAL_PER_POINT
+from duckrate.systems.periods import periodic_order
+from duckrate.systems.two_player import kernel_outputs, new_outputs
 
 _PI_SQUARED = math.pi * math.pi
 
 # ---- Glicko (400-point scale) ----------------------------------------------------------------------------
 
-Q = math.log(10.0) / 400.0  # 0.00575646273...
+Q = NATURAL_PER_POINT  # ln10/400 = 0.00575646273...
 
 
 @kernel
@@ -243,7 +244,7 @@ def periodic_replay_kernel(order, period, periodic, games, rules, ratings, carri
     :data:`GLICKO2_RULES`), updating ``ratings`` in place. Output arrays are indexed by input row, on the
     display scale.
 
-    ``games``: (state_a, state_b, league, score, weight) of :class:`~duckrate.matches.PreparedMatches`;
+    ``games``: (state_a, state_b, league, score, weight) of :class:`~duckrate.core.matches.PreparedMatches`;
     ``ratings``: Glicko's (rating, rd, an unused array) or Glicko-2's (μ, φ, σ), one slot per league and
     player; ``carried``: (seen, last_period, played_in_league): whether a slot was rated in some period yet,
     the period it was last rated in, and the matches replayed per league (which number ``seq``), carried in

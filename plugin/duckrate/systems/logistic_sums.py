@@ -17,8 +17,8 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
-from .numerics import chebyshev_derivative, chebyshev_fit, chebyshev_value
+from duckrate.core.jit import kernel
+from duckrate.systems.numerics import chebyshev_derivative, chebyshev_fit, chebyshev_value
 
 SERIES_TOLERANCE = 1e-11  # the fits' bound on the relative error of G and H (every system that fits them)
 EXACT_BELOW = 64  # contests this small are summed exactly: a fit costs more than it saves

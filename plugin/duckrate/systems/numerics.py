@@ -15,13 +15,14 @@ import math
 
 import numpy as np
 
-from .._numba import kernel
+from duckrate.core.jit import kernel
+from duckrate.core.scales import ELO_SCALE, LN10
 
 RELATIVE_TOLERANCE = 1e-13
 # The logistic with sd 1 is ½ + ½ tanh(z·TANH_MULTIPLIER/2); Elo's 400-point logistic has sd ELO_LOGISTIC_SD
 # (the reference implementation's default β of its Codeforces, Glicko and BAR systems).
 TANH_MULTIPLIER = math.pi / math.sqrt(3.0)
-ELO_LOGISTIC_SD = 400.0 * TANH_MULTIPLIER / math.log(10.0)
+ELO_LOGISTIC_SD = ELO_SCALE * TANH_MULTIPLIER / LN10
 
 
 @kernel

@@ -21,12 +21,13 @@ import numpy as np
 import polars as pl
 import pyarrow.compute as pc
 
-from .._numba import kernel
-from ..matches import PreparedMatches
-from ..parameters import Parameter
-from ..priors import reject_priors
-from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from ._state import EndState, StartState, StateField
+from duckrate.core.jit import kernel
+from duckrate.core.matches import PreparedMatches
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import reject_priors
+from duckrate.core.scales import points_per_natural
+from duckrate.systems.saved_state import EndState, StartState, StateField
+from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 
 def pair_index(prepared: PreparedMatches) -> tuple[np.ndarray, np.ndarray]:
@@ -197,7 +198,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         played,
         params["prior_games"],
         params["initial"],
-        params["scale"] / math.log(10.0),
+        points_per_natural(params["scale"]),
         kernel_outputs(out),
     )
     # pair rows: the lower name first, [its wins, the opponent's wins, games]

@@ -3,7 +3,7 @@ the largest contest, and writing a contest's rows and its players' new states.""
 
 from __future__ import annotations
 
-from .._numba import kernel
+from duckrate.core.jit import kernel
 
 
 @kernel

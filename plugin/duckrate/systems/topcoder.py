@@ -26,13 +26,13 @@ import numba
 import numpy as np
 import polars as pl
 
-from .._numba import parallel_kernel
-from ..contests import PreparedContests
-from ..parameters import Parameter
-from .contest_state import ContestStart
-from .contest_system import INITIAL, ContestSystem, run_fixed_kernel
-from .numerics import normal_cdf_fast, normal_cdf_table, normal_quantile
-from .standings import largest_contest, record_contest, tie_ranges
+from duckrate.core.contests import PreparedContests
+from duckrate.core.jit import parallel_kernel
+from duckrate.core.parameters import Parameter
+from duckrate.systems.contest import INITIAL, ContestSystem, run_fixed_kernel
+from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.numerics import normal_cdf_fast, normal_cdf_table, normal_quantile
+from duckrate.systems.standings import largest_contest, record_contest, tie_ranges
 
 PLAYER_FIELDS = ("rating", "volatility", "contests")  # a saved player row, in this order
 

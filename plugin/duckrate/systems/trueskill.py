@@ -28,13 +28,13 @@ import math
 import numpy as np
 import polars as pl
 
-from .._numba import kernel
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches, reject_weights, row_key_text
-from ..parameters import Parameter
-from ..priors import check_positive_priors, initial_states
-from ._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from ._state import EndState, StartState, StateField
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel
+from duckrate.core.matches import PreparedMatches, reject_weights, row_key_text
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.systems.saved_state import EndState, StartState, StateField
+from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 _SQRT_HALF = math.sqrt(0.5)
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)

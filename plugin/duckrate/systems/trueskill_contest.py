@@ -24,12 +24,12 @@ import math
 import numpy as np
 import polars as pl
 
-from .._numba import kernel
-from ..contests import PreparedContests
-from ..parameters import Parameter, nonnegative, positive
-from .contest_state import ContestStart
-from .contest_system import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from .standings import largest_contest, record_contest
+from duckrate.core.contests import PreparedContests
+from duckrate.core.jit import kernel
+from duckrate.core.parameters import Parameter, nonnegative, positive
+from duckrate.systems.contest import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
+from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.standings import largest_contest, record_contest
 
 PLAYER_FIELDS = ("mu", "sigma")
 MAX_ROUNDS = 42

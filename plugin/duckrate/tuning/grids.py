@@ -11,7 +11,7 @@ import itertools
 import json
 from collections.abc import Mapping, Sequence
 
-from ..errors import DuckrateInputError
+from duckrate.core.errors import DuckrateInputError
 
 # Default grids, around each paper's defaults: what a user gets from tune(system, ...) without a grid.
 DEFAULT_GRIDS: dict[str, dict[str, list]] = {

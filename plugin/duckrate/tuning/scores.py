@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..evaluation._replay_frame import PROBABILITY_CLIP
+from duckrate.evaluation.replay_rows import PROBABILITY_CLIP
 
 PROTOCOLS = ("holdout", "cumulative")
 

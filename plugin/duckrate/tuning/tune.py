@@ -20,17 +20,17 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 import polars as pl
 
-from ..errors import DuckrateInputError
-from ..evaluation.contests import contest_metrics
-from ..evaluation.loss_curve import POINTS
-from ..matches import columns_from_polars, prepare_matches
-from ..parameters import Parameter
-from ..priors import prior_columns
-from ..progress import Progress
-from ..systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from ..systems._replay import replay_forecasts
-from .grids import parameter_sets
-from .scores import PROTOCOLS, LeagueSplit, league_scores
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import columns_from_polars, prepare_matches
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import prior_columns
+from duckrate.core.progress import Progress
+from duckrate.evaluation.contest_marts import contest_metrics
+from duckrate.evaluation.loss_curve import POINTS
+from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.systems.two_player import replay_forecasts
+from duckrate.tuning.grids import parameter_sets
+from duckrate.tuning.scores import PROTOCOLS, LeagueSplit, league_scores
 
 PROTOCOL = Parameter("protocol", "holdout", "'holdout' or 'cumulative'", choices=PROTOCOLS)
 TRAIN_SHARE = Parameter(

@@ -13,6 +13,6 @@
 - :mod:`.solution`: a fit's result.
 """
 
-from .fit import BT_FIT, OUTPUT_SCHEMA, bt_fit, fit_columns
+from duckrate.fits.bradley_terry.fit import BT_FIT, OUTPUT_SCHEMA, bt_fit, fit_columns
 
 __all__ = ["BT_FIT", "OUTPUT_SCHEMA", "bt_fit", "fit_columns"]

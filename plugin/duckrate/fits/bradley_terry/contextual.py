@@ -28,10 +28,10 @@ from dataclasses import dataclass
 import numpy as np
 from numba import prange
 
-from ..._numba import kernel, parallel_kernel
-from .model import center, logistic_terms, preconditioned_cg
-from .pairs import Pairs
-from .solution import RUNAWAY, Runaway, Solution
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.fits.bradley_terry.model import center, logistic_terms, preconditioned_cg
+from duckrate.fits.bradley_terry.pairs import Pairs
+from duckrate.fits.bradley_terry.solution import RUNAWAY, Runaway, Solution
 
 #: Relative residual of the CG solves for L⁻¹B and of the uncertainty's solves (they must be accurate).
 SOLVE_RTOL = 1e-12

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._numba import kernel
-from .pairs import Pairs
+from duckrate.core.jit import kernel
+from duckrate.fits.bradley_terry.pairs import Pairs
 
 
 @kernel

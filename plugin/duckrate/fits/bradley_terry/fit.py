@@ -24,9 +24,8 @@ import pyarrow.compute as pc
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from ...errors import DuckrateInputError
-from ...evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
-from ...matches import (
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import (
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
     PreparedMatches,
@@ -35,15 +34,15 @@ from ...matches import (
     covariate_column,
     prepare_matches,
 )
-from ...parameters import Parameter, Signature
-from ...priors import check_positive_priors, initial_states, prior_columns
-from ..league_games import league_rows, name_ordered_codes
-from .league import LeagueData, fit_league
-from .pairs import Pairs, pairs_from_rows
-from .reweight import inverse_pair_frequency
+from duckrate.core.parameters import Parameter, Signature
+from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
+from duckrate.core.scales import NATURAL_PER_POINT, POINTS_PER_NATURAL
+from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
+from duckrate.fits.bradley_terry.league import LeagueData, fit_league
+from duckrate.fits.bradley_terry.pairs import Pairs, pairs_from_rows
+from duckrate.fits.bradley_terry.reweight import inverse_pair_frequency
+from duckrate.fits.league_games import league_rows, name_ordered_codes
 
-NATURAL_PER_POINT = math.log(10.0) / 400.0  # θ per rating point
-POINTS_PER_NATURAL = 400.0 / math.log(10.0)
 BASE_RATING = 1500.0
 
 # Every parameter but the priors table, in the SQL macro's order (one place for defaults and checks).

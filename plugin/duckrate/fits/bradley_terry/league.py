@@ -10,15 +10,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ...errors import DuckrateInputError
-from .contextual import contextual_fit, point_at
-from .existence import check_existence, describe
-from .model import evaluate
-from .pairs import Pairs
-from .sandwich import dense_sandwich, residuals, sparse_sandwich
-from .solution import Runaway, Solution
-from .solve import DEFAULT_MAX_ITER, NoFiniteOptimum, fit_pairs
-from .uncertainty import (
+from duckrate.core.errors import DuckrateInputError
+from duckrate.fits.bradley_terry.contextual import contextual_fit, point_at
+from duckrate.fits.bradley_terry.existence import check_existence, describe
+from duckrate.fits.bradley_terry.model import evaluate
+from duckrate.fits.bradley_terry.pairs import Pairs
+from duckrate.fits.bradley_terry.sandwich import dense_sandwich, residuals, sparse_sandwich
+from duckrate.fits.bradley_terry.solution import Runaway, Solution
+from duckrate.fits.bradley_terry.solve import DEFAULT_MAX_ITER, NoFiniteOptimum, fit_pairs
+from duckrate.fits.bradley_terry.uncertainty import (
     HESSIAN_HARD_LIMIT,
     HESSIAN_MAX_PLAYERS,
     Z_95,

@@ -22,9 +22,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .model import center, evaluate, expected_scores, gradient_norm
-from .pairs import Pairs
-from .solution import RUNAWAY, Runaway, Solution
+from duckrate.fits.bradley_terry.model import center, evaluate, expected_scores, gradient_norm
+from duckrate.fits.bradley_terry.pairs import Pairs
+from duckrate.fits.bradley_terry.solution import RUNAWAY, Runaway, Solution
 
 
 def scores(pairs: Pairs) -> tuple[np.ndarray, float]:

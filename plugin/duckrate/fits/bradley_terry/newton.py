@@ -14,9 +14,9 @@ import math
 
 import numpy as np
 
-from .model import center, evaluate, gradient_norm, preconditioned_cg
-from .pairs import Pairs
-from .solution import RUNAWAY, Runaway, Solution
+from duckrate.fits.bradley_terry.model import center, evaluate, gradient_norm, preconditioned_cg
+from duckrate.fits.bradley_terry.pairs import Pairs
+from duckrate.fits.bradley_terry.solution import RUNAWAY, Runaway, Solution
 
 
 def newton_fit(

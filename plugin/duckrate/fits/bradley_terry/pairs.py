@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..._numba import kernel
+from duckrate.core.jit import kernel
 
 
 @dataclass(frozen=True)

@@ -24,8 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from .pairs import group_pairs
+from duckrate.core.jit import kernel
+from duckrate.fits.bradley_terry.pairs import group_pairs
 
 #: Stop when no marginal precision changed by more than this, relatively, in a sweep.
 RELATIVE_TOLERANCE = 1e-13

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from .pairs import group_pairs
+from duckrate.core.jit import kernel
+from duckrate.fits.bradley_terry.pairs import group_pairs
 
 
 @kernel

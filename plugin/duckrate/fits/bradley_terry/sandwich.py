@@ -26,9 +26,9 @@ from __future__ import annotations
 import numpy as np
 from numba import prange
 
-from ..._numba import kernel, parallel_kernel
-from .contextual import Border, border_solves, row_terms
-from .pairs import Pairs
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.fits.bradley_terry.contextual import Border, border_solves, row_terms
+from duckrate.fits.bradley_terry.pairs import Pairs
 
 
 def cluster_layout(cluster: np.ndarray | None, n_rows: int) -> tuple[np.ndarray, np.ndarray]:

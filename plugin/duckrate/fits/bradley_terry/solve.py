@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from .existence import Existence, check_existence
-from .mm import mm_fit
-from .newton import newton_fit
-from .pairs import Pairs, pairs_from_rows
-from .solution import Runaway, Solution
+from duckrate.fits.bradley_terry.existence import Existence, check_existence
+from duckrate.fits.bradley_terry.mm import mm_fit
+from duckrate.fits.bradley_terry.newton import newton_fit
+from duckrate.fits.bradley_terry.pairs import Pairs, pairs_from_rows
+from duckrate.fits.bradley_terry.solution import Runaway, Solution
 
 DEFAULT_MAX_ITER = {"newton": 100, "mm": 100_000}
 

@@ -33,13 +33,13 @@ import math
 
 import numpy as np
 
-from ..._numba import kernel
-from ...progress import Progress
-from .contextual import SOLVE_RTOL, Border, border_solves, solve_theta_block
-from .existence import check_existence
-from .pairs import Pairs, resampled
-from .propagation import propagated_precisions, undirected_edges
-from .solution import Runaway
+from duckrate.core.jit import kernel
+from duckrate.core.progress import Progress
+from duckrate.fits.bradley_terry.contextual import SOLVE_RTOL, Border, border_solves, solve_theta_block
+from duckrate.fits.bradley_terry.existence import check_existence
+from duckrate.fits.bradley_terry.pairs import Pairs, resampled
+from duckrate.fits.bradley_terry.propagation import propagated_precisions, undirected_edges
+from duckrate.fits.bradley_terry.solution import Runaway
 
 #: Largest league (players) whose intervals come from the dense inverse Hessian when uncertainty='auto'.
 HESSIAN_MAX_PLAYERS = 1000

@@ -13,12 +13,12 @@ out-of-range forecast) when Spark computes the result, as DuckDB checks them whi
 
 from __future__ import annotations
 
-from .calibration_bins import calibration_bins
-from .calibration_summary import calibration_summary
-from .contest_metrics import contest_metrics
-from .leaderboards import contest_leaderboard, leaderboard
-from .loss_by_gap import loss_by_gap
-from .loss_curve import loss_curve
+from duckrate.spark.marts.calibration_bins import calibration_bins
+from duckrate.spark.marts.calibration_summary import calibration_summary
+from duckrate.spark.marts.contest_metrics import contest_metrics
+from duckrate.spark.marts.leaderboards import contest_leaderboard, leaderboard
+from duckrate.spark.marts.loss_by_gap import loss_by_gap
+from duckrate.spark.marts.loss_curve import loss_curve
 
 __all__ = [
     "calibration_bins",

@@ -7,10 +7,10 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame
 from pyspark.sql import functions as F
 
-from ...evaluation._replay_frame import Z_95
-from ...evaluation.calibration import calibration_bins as python_calibration_bins
-from .expressions import exact_sum, forecast
-from .source import mart_named, mart_parameters, replay_rows
+from duckrate.evaluation.calibration import calibration_bins as python_calibration_bins
+from duckrate.evaluation.replay_rows import Z_95
+from duckrate.spark.marts.expressions import exact_sum, forecast
+from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
 
 CALIBRATION_BINS = mart_named("calibration_bins")
 

@@ -11,9 +11,9 @@ from collections.abc import Mapping
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from ...evaluation.calibration import calibration_summary as python_calibration_summary
-from .expressions import checked_seq, exact_mean, forecast, log_loss, number, same, text
-from .source import mart_named, mart_parameters, replay_rows
+from duckrate.evaluation.calibration import calibration_summary as python_calibration_summary
+from duckrate.spark.marts.expressions import checked_seq, exact_mean, forecast, log_loss, number, same, text
+from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
 
 CALIBRATION_SUMMARY = mart_named("calibration_summary")
 _SIDES = ("a", "b")

@@ -12,10 +12,10 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from ...evaluation.contests import contest_metrics as python_contest_metrics
-from ...sql.evaluation_udf import Mart, mart_table, returns_schema
-from ..arrow_tables import struct_column
-from .source import mart_named, mart_parameters, replay_rows
+from duckrate.evaluation.contest_marts import contest_metrics as python_contest_metrics
+from duckrate.spark.arrow_tables import struct_column
+from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
+from duckrate.sql.evaluation_udf import Mart, mart_table, returns_schema
 
 CONTEST_METRICS = mart_named("contest_metrics")
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 from pyspark.sql import Column
 from pyspark.sql import functions as F
 
-from ...evaluation._replay_frame import PROBABILITY_CLIP
-from ...sql.evaluation_udf import Mart
-from ...sql.mart_sql import EXACT
+from duckrate.evaluation.replay_rows import PROBABILITY_CLIP
+from duckrate.sql.evaluation_udf import Mart
+from duckrate.sql.mart_sql import EXACT
 
 #: Largest magnitude a double can have with a fraction: from 2**52 on, every double is a whole number.
 _WHOLE_FROM = 2.0**52
@@ -52,7 +52,7 @@ def forecast(mart: Mart, name: str) -> Column:
 
 def log_loss(p: Column, s: Column) -> Column:
     """Per-match log loss ``-(s ln p + (1 - s) ln(1 - p))``, p clipped to [1e-15, 1 - 1e-15], operation for
-    operation as the SQL marts and :func:`duckrate.evaluation._replay_frame.log_loss_expr`."""
+    operation as the SQL marts and :func:`duckrate.evaluation.replay_rows.log_loss_expr`."""
     clipped = F.least(F.greatest(p, F.lit(PROBABILITY_CLIP)), F.lit(1.0 - PROBABILITY_CLIP))
     one = F.lit(1.0)
     return -(s * F.log(clipped) + (one - s) * F.log(one - clipped))

@@ -15,8 +15,8 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from ...evaluation.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
-from ..arrow_tables import arrow_schema
+from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
+from duckrate.spark.arrow_tables import arrow_schema
 
 
 def _numbers(column: pa.ChunkedArray) -> np.ndarray:

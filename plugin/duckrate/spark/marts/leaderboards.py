@@ -12,12 +12,12 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from ...evaluation._replay_frame import Z_95
-from ...evaluation.contests import contest_leaderboard as python_contest_leaderboard
-from ...evaluation.leaderboard import leaderboard as python_leaderboard
-from .expressions import checked_seq, number, text
-from .interval_ranks import with_interval_ranks
-from .source import mart_named, mart_parameters, replay_rows
+from duckrate.evaluation.contest_marts import contest_leaderboard as python_contest_leaderboard
+from duckrate.evaluation.leaderboard import leaderboard as python_leaderboard
+from duckrate.evaluation.replay_rows import Z_95
+from duckrate.spark.marts.expressions import checked_seq, number, text
+from duckrate.spark.marts.interval_ranks import with_interval_ranks
+from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
 
 LEADERBOARD = mart_named("leaderboard")
 CONTEST_LEADERBOARD = mart_named("contest_leaderboard")

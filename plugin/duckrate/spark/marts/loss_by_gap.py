@@ -8,10 +8,10 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from ...evaluation.loss_by_gap import DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
-from ...evaluation.loss_by_gap import loss_by_gap as python_loss_by_gap
-from .expressions import exact_sum, floor_double, forecast, log_loss, number
-from .source import mart_named, mart_parameters, replay_rows
+from duckrate.evaluation.loss_by_gap import DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
+from duckrate.evaluation.loss_by_gap import loss_by_gap as python_loss_by_gap
+from duckrate.spark.marts.expressions import exact_sum, floor_double, forecast, log_loss, number
+from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
 
 LOSS_BY_GAP = mart_named("loss_by_gap")
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 from pyspark.sql import Column, DataFrame, Window
 from pyspark.sql import functions as F
 
-from ...evaluation.loss_curve import loss_curve as python_loss_curve
-from .expressions import checked_seq, exact_sum, forecast, log_loss, same, text
-from .source import mart_named, mart_parameters, replay_rows
+from duckrate.evaluation.loss_curve import loss_curve as python_loss_curve
+from duckrate.spark.marts.expressions import checked_seq, exact_sum, forecast, log_loss, same, text
+from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
 
 LOSS_CURVE = mart_named("loss_curve")
 

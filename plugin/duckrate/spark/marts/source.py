@@ -17,11 +17,11 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 
-from ...errors import DuckrateInputError
-from ...registry import MARTS
-from ...sql.evaluation_udf import Mart, check_column_types
-from ..arrow_tables import arrow_schema, empty_frame
-from ..canonical import canonical_columns
+from duckrate.core.errors import DuckrateInputError
+from duckrate.registry import MARTS
+from duckrate.spark.arrow_tables import arrow_schema, empty_frame
+from duckrate.spark.canonical import canonical_columns
+from duckrate.sql.evaluation_udf import Mart, check_column_types
 
 
 def mart_named(name: str) -> Mart:

@@ -9,6 +9,6 @@ posterior on a grid.
 - :mod:`.naive`: the paper's O(n²) reference update.
 """
 
-from .replay import CHANCE, chance, posteriors
+from duckrate.systems.chance.replay import CHANCE, chance, posteriors
 
 __all__ = ["CHANCE", "chance", "posteriors"]

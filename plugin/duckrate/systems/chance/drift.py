@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from .laplace import grid_pdf_sums
-from .naive import toeplitz_apply
+from duckrate.core.jit import kernel
+from duckrate.systems.chance.laplace import grid_pdf_sums
+from duckrate.systems.chance.naive import toeplitz_apply
 
 DRIFT_NONE, DRIFT_NAIVE, DRIFT_TAPS, DRIFT_LAPLACE = 0, 1, 2, 3
 TAP_CUTOFF = 1e-22

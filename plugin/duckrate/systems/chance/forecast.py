@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
-from .grid import grid_step, luck_table, sigmoid_code, vector_dot
-from .naive import toeplitz_apply
+from duckrate.core.jit import kernel
+from duckrate.systems.chance.grid import grid_step, luck_table, sigmoid_code, vector_dot
+from duckrate.systems.chance.naive import toeplitz_apply
 
 
 @kernel

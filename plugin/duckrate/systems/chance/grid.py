@@ -33,10 +33,10 @@ import math
 
 import numpy as np
 
-from ..._numba import kernel
+from duckrate.core.jit import kernel
+from duckrate.core.scales import POINTS_PER_NATURAL
 
-DISPLAY_SCALE = 400.0 / math.log(10.0)  # display points per natural unit (eq. 3)
-DISPLAY_CENTER = 1500.0
+DISPLAY_SCALE = POINTS_PER_NATURAL  # display points per natural unit (eq. 3)
 SIGMOIDS = ("logistic", "normal", "laplace")
 KERNELS = ("gaussian", "laplace")
 NORMAL_SCALE = 4.0 / math.sqrt(2.0 * math.pi)  # Φ(d/s) has slope 1/4 at 0, like the logistic

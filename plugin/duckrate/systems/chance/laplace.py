@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from ..._numba import kernel
+from duckrate.core.jit import kernel
 
 
 @kernel

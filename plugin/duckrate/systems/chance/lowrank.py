@@ -29,8 +29,8 @@ from functools import lru_cache
 
 import numpy as np
 
-from ..._numba import kernel
-from .grid import grid_step, luck_table
+from duckrate.core.jit import kernel
+from duckrate.systems.chance.grid import grid_step, luck_table
 
 # Stop when the largest residual entry is at most this fraction of the largest entry of T (the residual
 # stalls near 1e-15 in double precision; 1e-13 saves ~10% of the rank for no visible loss, see above).

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._numba import kernel
+from duckrate.core.jit import kernel
 
 
 def posterior(rho_a, rho_b, lam_ab, lam_ba=None, theta: float = 1.0):

@@ -47,16 +47,14 @@ import polars as pl
 import pyarrow as pa
 from numba import prange
 
-from ..._numba import kernel, parallel_kernel
-from ...errors import DuckrateInputError
-from ...matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
-from ...parameters import Parameter
-from ...priors import check_positive_priors, initial_states, prior_columns
-from .._replay import ReplaySystem, kernel_outputs, new_outputs, replay_frame
-from .._state import EndState, StartState, StateField, fresh_start, used_slots
-from .drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
-from .grid import (
-    DISPLAY_CENTER,
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
+from duckrate.core.scales import DISPLAY_CENTER
+from duckrate.systems.chance.drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
+from duckrate.systems.chance.grid import (
     DISPLAY_SCALE,
     KERNELS,
     LAPLACE_SCALE,
@@ -74,9 +72,11 @@ from .grid import (
     vector_dot,
     vector_sum,
 )
-from .laplace import grid_cdf_sums
-from .lowrank import factors, lowrank_pair, lowrank_single, transposed
-from .naive import toeplitz_apply
+from duckrate.systems.chance.laplace import grid_cdf_sums
+from duckrate.systems.chance.lowrank import factors, lowrank_pair, lowrank_single, transposed
+from duckrate.systems.chance.naive import toeplitz_apply
+from duckrate.systems.saved_state import EndState, StartState, StateField, fresh_start, used_slots
+from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 ALGORITHMS = ("naive", "fast", "laplace")
 LUCK_NAIVE, LUCK_LOWRANK, LUCK_LAPLACE = 0, 1, 2

@@ -1,5 +1,5 @@
 """Elo-MMR (Ebtekar & Liu, "Elo-MMR: A Rating System for Massive Multiplayer Competitions", 2021), the first
-contest system (:mod:`duckrate.systems.contest_system`).
+contest system (:mod:`duckrate.systems.contest`).
 
 - :mod:`.replay`: the replay (``elo_mmr``, :data:`ELO_MMR`), its parameters and saved state;
 - :mod:`.phase1`: the tie groups' roots of Q (Theorem 3.2), exactly or through series, and opponent
@@ -10,6 +10,6 @@ contest system (:mod:`duckrate.systems.contest_system`).
 - :mod:`.beliefs`: the players' beliefs, kept in the saved state.
 """
 
-from .replay import BETA, DRIFT, ELO_MMR, contest_scales, elo_mmr
+from duckrate.systems.elo_mmr.replay import BETA, DRIFT, ELO_MMR, contest_scales, elo_mmr
 
 __all__ = ["BETA", "DRIFT", "ELO_MMR", "contest_scales", "elo_mmr"]

@@ -22,7 +22,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from .._state import RebuildRequired
+from duckrate.systems.saved_state import RebuildRequired
 
 HEADER = ("mu", "sig", "normal_mu", "normal_sig", "last_day", "n")
 SPARE_POOL = 1024  # room the pool has beyond the restored factors before its first growth

@@ -19,9 +19,9 @@ group's root (performances fall with rank, Theorem 5.2).
 
 from __future__ import annotations
 
-from ..._numba import kernel
-from ..logistic_sums import fit_logistic_sums, logistic_cdf_pair, logistic_sum_at
-from ..numerics import safeguarded_step
+from duckrate.core.jit import kernel
+from duckrate.systems.logistic_sums import fit_logistic_sums, logistic_cdf_pair, logistic_sum_at
+from duckrate.systems.numerics import safeguarded_step
 
 
 @kernel

@@ -27,8 +27,8 @@ import math
 import numpy as np
 from numba import prange
 
-from ..._numba import kernel, parallel_kernel
-from ..numerics import chebyshev_derivative, normal_hazard
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.systems.numerics import chebyshev_derivative, normal_hazard
 
 BLOCK = 32  # participants per block
 GAUSSIAN_SERIES_FROM = 512  # smaller contests are solved exactly (cheaper than fitting)

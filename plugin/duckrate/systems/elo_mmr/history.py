@@ -19,8 +19,8 @@ import math
 
 import numpy as np
 
-from ..._numba import kernel
-from ..numerics import safeguarded_step
+from duckrate.core.jit import kernel
+from duckrate.systems.numerics import safeguarded_step
 
 WEIGHT_PER_SCALES = 6.0 / (math.pi * math.pi)  # w_k = o_k · a_k · 6/π²
 _ARG_PER_BETA = math.pi / math.sqrt(12.0)

@@ -20,10 +20,10 @@ import math
 import numpy as np
 from numba import prange
 
-from ..._numba import kernel, parallel_kernel
-from ..logistic_sums import logistic_cdf_pair
-from ..numerics import normal_hazard, safeguarded_step
-from .gaussian_series import empty_series, q_from_series
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.systems.elo_mmr.gaussian_series import empty_series, q_from_series
+from duckrate.systems.logistic_sums import logistic_cdf_pair
+from duckrate.systems.numerics import normal_hazard, safeguarded_step
 
 BRACKET_STEPS = 60.0  # every root lies within this many widest scales past the extreme ratings (Newton's bracket)
 

@@ -33,18 +33,17 @@ import math
 import numpy as np
 import polars as pl
 
-from ..._numba import kernel
-from ...contests import PreparedContests
-from ...errors import DuckrateInputError
-from ...parameters import Parameter
-from ...priors import check_positive_priors, initial_states
-from ..contest_state import ContestStart
-from ..contest_system import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSystem
-from ..logistic_sums import SERIES_TOLERANCE
-from .beliefs import belief_values, fresh_beliefs, restore_beliefs
-from .fast import performances_fast
-from .gaussian_series import GAUSSIAN_SERIES_FROM, fit_block_series
-from .history import (
+from duckrate.core.contests import PreparedContests
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel
+from duckrate.core.parameters import Parameter
+from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.systems.contest import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSystem
+from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.elo_mmr.beliefs import belief_values, fresh_beliefs, restore_beliefs
+from duckrate.systems.elo_mmr.fast import performances_fast
+from duckrate.systems.elo_mmr.gaussian_series import GAUSSIAN_SERIES_FROM, fit_block_series
+from duckrate.systems.elo_mmr.history import (
     diffuse,
     ensure_room,
     fold_negligible,
@@ -52,7 +51,8 @@ from .history import (
     logistic_scales,
     robust_average,
 )
-from .phase1 import performances_exact, performances_subsampled, solve_tie_groups
+from duckrate.systems.elo_mmr.phase1 import performances_exact, performances_subsampled, solve_tie_groups
+from duckrate.systems.logistic_sums import SERIES_TOLERANCE
 
 # The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
 # who plays every contest, i.e. γ = σ∞²/√(β² - σ∞²) ≈ 34.915 per contest.

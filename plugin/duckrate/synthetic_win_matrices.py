@@ -23,7 +23,8 @@ import math
 import numpy as np
 import polars as pl
 
-from ._numba import kernel
+from duckrate.core.jit import kernel
+from duckrate.core.scales import ELO_SCALE, LN10
 
 KINDS = ("bt", "sst_byrow", "sst_bydiagonal", "sst_byentry", "wst_byrow", "wst_bydiagonal", "wst_byentry")
 MATCHMAKING = ("uniform", "rating_window")
@@ -179,7 +180,7 @@ def matrix_matches(
         first,
         second,
         outcome,
-        _MATCHMAKING_ELO_K * math.log(10.0) / 400.0,
+        _MATCHMAKING_ELO_K * LN10 / ELO_SCALE,
     )
     width = max(6, len(str(n)))
     names = pl.Series([f"p{i:0{width}d}" for i in range(1, n + 1)], dtype=pl.Utf8)

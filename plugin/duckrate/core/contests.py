@@ -4,7 +4,7 @@ One job: validate the canonical columns (``contest_id``, ``played_at``, ``player
 ``league``, ``weight``), encode players and leagues as dense integers, and order the rows: contests by
 ``played_at`` then ``contest_id`` (a contest is one ``(league, contest_id)``), rows within a contest by
 ``rank`` (1 = best; equal ranks are ties). Errors name the column, the row key ``(contest_id, player)``
-and the value, like :mod:`duckrate.matches`.
+and the value, like :mod:`duckrate.core.matches`.
 
 Input is a mapping of column name to a pyarrow array (what a DuckDB Arrow UDF receives) or a Polars
 DataFrame (the Python API).
@@ -19,8 +19,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import DuckrateInputError
-from .matches import columns_from_polars, encode_column, is_absent, single_chunk, time_key_of, time_unit_of
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import columns_from_polars, encode_column, is_absent, single_chunk, time_key_of, time_unit_of
 
 REQUIRED_COLUMNS = ("contest_id", "played_at", "player", "rank")
 OPTIONAL_COLUMNS = ("league", "weight")
@@ -43,7 +43,7 @@ class PreparedContests:
         integer order itself): ``contest_time_key`` (int64, exact) as a float; ``contest_weight`` float64,
         the contest's weight (1 when absent).
     state : int64, state slot (one per league and player) of each row; ``rank`` int64 of each row.
-    n_states, state_league, state_player, players, league_names : as in :class:`~duckrate.matches.PreparedMatches`.
+    n_states, state_league, state_player, players, league_names : as in :class:`~duckrate.core.matches.PreparedMatches`.
     """
 
     n_rows: int
@@ -72,7 +72,7 @@ class PreparedContests:
     def n_leagues(self) -> int:
         return len(self.league_names)
 
-    # The priors helpers (duckrate.priors) read a player's slots through these two names.
+    # The priors helpers (duckrate.core.priors) read a player's slots through these two names.
     @property
     def state_a(self) -> np.ndarray:
         return self.state

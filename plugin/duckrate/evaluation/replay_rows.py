@@ -14,7 +14,7 @@ from collections.abc import Iterable
 
 import polars as pl
 
-from duckrate.errors import DuckrateInputError
+from duckrate.core.errors import DuckrateInputError
 
 GROUP_KEYS: tuple[str, str] = ("league", "system")
 """Columns that identify one independent replay (a league rated by a system)."""

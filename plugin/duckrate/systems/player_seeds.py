@@ -13,7 +13,7 @@ import hashlib
 import numpy as np
 import pyarrow as pa
 
-from .._numba import kernel
+from duckrate.core.jit import kernel
 
 _TWO_TO_MINUS_53 = 1.0 / 9007199254740992.0
 

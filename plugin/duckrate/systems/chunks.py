@@ -16,8 +16,8 @@ from collections.abc import Callable
 import numpy as np
 import polars as pl
 
-from ..errors import DuckrateInputError
-from ..progress import Progress
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.progress import Progress
 
 
 def check_chunk_size(chunk_size) -> int:

@@ -1,5 +1,5 @@
 """Starting states from a ``player_priors`` table (contract: ``player``, ``rating``, optional ``sd``,
-``volatility``, ``league``), mapped onto the state slots of :class:`~duckrate.matches.PreparedMatches`.
+``volatility``, ``league``), mapped onto the state slots of :class:`~duckrate.core.matches.PreparedMatches`.
 
 A prior row with a NULL or absent ``league`` applies to the player in every league; a row naming a
 league applies there only and wins over a league-less row. Priors for players absent from the matches
@@ -13,8 +13,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from .errors import DuckrateInputError
-from .matches import PreparedMatches, columns_from_polars, single_chunk
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import PreparedMatches, columns_from_polars, single_chunk
 
 
 def prior_columns(priors) -> dict[str, pa.Array] | None:

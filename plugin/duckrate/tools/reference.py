@@ -4,14 +4,14 @@ a test fails when the file in the repository is stale."""
 
 from __future__ import annotations
 
-from .evaluation.win_probability import WIN_MATRIX, WIN_MATRIX_COLUMNS, WIN_PROBABILITY, WIN_PROBABILITY_COLUMNS
-from .fits.bradley_terry import OUTPUT_SCHEMA as BT_FIT_COLUMNS
-from .fits.bt_lr_test import OUTPUT_SCHEMA as BT_LR_TEST_COLUMNS
-from .parameters import Parameter
-from .registry import CONTEST_SYSTEMS, FITS, MARTS, REPLAY_SYSTEMS, TESTS
-from .systems._replay import OUTPUT_COLUMNS as REPLAY_COLUMNS
-from .systems._replay import SD_COLUMNS
-from .systems.contest_system import OUTPUT_COLUMNS as CONTEST_COLUMNS
+from duckrate.core.parameters import Parameter
+from duckrate.evaluation.win_probability import WIN_MATRIX, WIN_MATRIX_COLUMNS, WIN_PROBABILITY, WIN_PROBABILITY_COLUMNS
+from duckrate.fits.bradley_terry import OUTPUT_SCHEMA as BT_FIT_COLUMNS
+from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA as BT_LR_TEST_COLUMNS
+from duckrate.registry import CONTEST_SYSTEMS, FITS, MARTS, REPLAY_SYSTEMS, TESTS
+from duckrate.systems.contest import OUTPUT_COLUMNS as CONTEST_COLUMNS
+from duckrate.systems.two_player import OUTPUT_COLUMNS as REPLAY_COLUMNS
+from duckrate.systems.two_player import SD_COLUMNS
 
 HEADER = """# Reference: every macro, its parameters and its columns
 

@@ -14,11 +14,11 @@ import numpy as np
 import polars as pl
 from numba import prange
 
-from duckrate._numba import kernel, parallel_kernel
-from duckrate.errors import DuckrateInputError
-from duckrate.evaluation._replay_frame import GROUP_KEYS, Z_95, require_columns
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.parameters import Parameter
 from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
-from duckrate.parameters import Parameter
+from duckrate.evaluation.replay_rows import GROUP_KEYS, Z_95, require_columns
 
 CONTEST_LEADERBOARD_COLUMNS = (
     "league",

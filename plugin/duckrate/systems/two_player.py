@@ -15,11 +15,11 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..matches import PreparedMatches, columns_from_polars, prepare_matches
-from ..parameters import Signature
-from ..priors import prior_columns
-from ._chunks import check_chunk_size, replay_in_chunks
-from ._state import (
+from duckrate.core.matches import PreparedMatches, columns_from_polars, prepare_matches
+from duckrate.core.parameters import Signature
+from duckrate.core.priors import prior_columns
+from duckrate.systems.chunks import check_chunk_size, replay_in_chunks
+from duckrate.systems.saved_state import (
     RebuildRequired,
     StartState,
     StateField,
@@ -98,7 +98,7 @@ class ReplaySystem(Signature):
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
     check_matches: Callable[[dict, PreparedMatches, str], None] = field(default=lambda columns, prepared, table: None)
-    # Saved state (see _state.py): the per-player, per-league and per-pair fields a run starts from and
+    # Saved state (see saved_state.py): the per-player, per-league and per-pair fields a run starts from and
     # leaves, ``periods`` (prepared, params) -> int64 period per row or None for the periodic systems, and
     # ``check_resume`` (prepared, params, start) -> a reason to replay from scratch, or None.
     player_state: tuple[StateField, ...] = ()

@@ -1,7 +1,7 @@
 """models/replays/replays.yml, generated from the registries: one entry per registered system's replay model
 (``replay_<system>``), with its summary and the columns of the replay tables, described here once.
 
-``python -m duckrate.cli generate`` writes it (:mod:`duckrate.generated`); a test fails when it is stale, and
+``python -m duckrate.cli generate`` writes it (:mod:`duckrate.tools.generate`); a test fails when it is stale, and
 the demo's dbt build checks that the columns listed are those the models build.
 """
 
@@ -10,9 +10,9 @@ from __future__ import annotations
 import json
 import textwrap
 
-from .registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from .systems._replay import OUTPUT_COLUMNS as MATCH_REPLAY_COLUMNS
-from .systems.contest_system import OUTPUT_COLUMNS as CONTEST_REPLAY_COLUMNS
+from duckrate.registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.systems.contest import OUTPUT_COLUMNS as CONTEST_REPLAY_COLUMNS
+from duckrate.systems.two_player import OUTPUT_COLUMNS as MATCH_REPLAY_COLUMNS
 
 _BETWEEN_0_AND_1 = "[not_null, {duckrate.between: {arguments: {min_value: 0, max_value: 1}}}]"
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import PreparedMatches
 
 # How many units of PreparedMatches.time_key make one day, per time_unit.
 _UNITS_PER_DAY = {

@@ -4,7 +4,7 @@
 tomorrow ``duckrate.replay_with_state("elo", new_matches, state=state, k=24)`` rates only the new matches
 and returns the rows and state one replay of everything would give. ``duckrate.replay_state`` returns the
 state alone; each system's function (``duckrate.elo(..., state=state)``) returns the rows alone. See
-:mod:`duckrate.systems._state` for the table's layout and what forces a full replay
+:mod:`duckrate.systems.saved_state` for the table's layout and what forces a full replay
 (:class:`RebuildRequired`).
 """
 
@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import polars as pl
 
-from .errors import DuckrateInputError
-from .systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from .systems._replay import replay_with_state as _replay_with_state
-from .systems._state import RebuildRequired
+from duckrate.core.errors import DuckrateInputError
+from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.systems.saved_state import RebuildRequired
+from duckrate.systems.two_player import replay_with_state as _replay_with_state
 
 _SYSTEMS = {system.name: system for system in REPLAY_SYSTEMS}
 _CONTEST_SYSTEMS = {system.name: system for system in CONTEST_SYSTEMS}  # over contest_results, not matches

@@ -15,7 +15,7 @@ from decimal import Decimal
 
 import numpy as np
 
-from .errors import DuckrateInputError
+from duckrate.core.errors import DuckrateInputError
 
 
 def positive(value: float) -> bool:

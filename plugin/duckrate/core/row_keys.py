@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._numba import kernel
+from duckrate.core.jit import kernel
 
 
 @kernel

@@ -3,12 +3,12 @@ API are generated from (in the spirit of the Elo-MMR reference implementation's 
 ``round_update`` rates one contest's standings).
 
 A contest system is registered in :data:`duckrate.systems.CONTEST_SYSTEMS` as a :class:`ContestSystem`:
-its name, summary and parameters (a :class:`~duckrate.parameters.Signature`) and one function, ``run``,
+its name, summary and parameters (a :class:`~duckrate.core.parameters.Signature`) and one function, ``run``,
 which rates prepared contests from a start::
 
     run(prepared, priors, params, start) -> (computed, player_values)
 
-``prepared`` (:class:`~duckrate.contests.PreparedContests`) holds the contests in (played_at, contest_id)
+``prepared`` (:class:`~duckrate.core.contests.PreparedContests`) holds the contests in (played_at, contest_id)
 order per league, ``start`` (:class:`.contest_state.ContestStart`) the saved player rows of the players in
 them; ``computed`` are the columns the system computes (:data:`COMPUTED_COLUMNS` but ``seq``), by input
 row, and ``player_values()`` (called only when the state is wanted) the player row of every state slot after
@@ -33,13 +33,13 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from ..contests import PreparedContests, contest_columns_from_polars, prepare_contests
-from ..parameters import Parameter, Signature, positive
-from ..priors import check_positive_priors, initial_states, prior_columns
-from ._chunks import check_chunk_size, replay_in_chunks
-from ._replay import DEFAULT_CHUNK_ROWS
-from ._state import RebuildRequired, state_frame
-from .contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
+from duckrate.core.contests import PreparedContests, contest_columns_from_polars, prepare_contests
+from duckrate.core.parameters import Parameter, Signature, positive
+from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
+from duckrate.systems.chunks import check_chunk_size, replay_in_chunks
+from duckrate.systems.contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
+from duckrate.systems.saved_state import RebuildRequired, state_frame
+from duckrate.systems.two_player import DEFAULT_CHUNK_ROWS
 
 # Columns of one contest replay row (one per contest and participant), in the contract's order.
 OUTPUT_COLUMNS = (

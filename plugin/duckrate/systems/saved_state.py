@@ -32,8 +32,8 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ..errors import DuckrateInputError
-from ..matches import PreparedMatches
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import PreparedMatches
 
 STATE_SCHEMA = {
     "league": pl.Utf8,

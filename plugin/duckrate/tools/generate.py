@@ -4,9 +4,9 @@ when one in the repository differs from what this module gives."""
 
 from __future__ import annotations
 
-from .reference import reference_markdown
-from .registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from .replay_models import replays_yml
+from duckrate.registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.tools.reference import reference_markdown
+from duckrate.tools.replay_models import replays_yml
 
 _SYSTEMS_MACRO = """{{#- Generated from duckrate's registry by `python -m duckrate.cli generate`: do not edit.
   {what}: var('{var}'), or when it is null (the default) every registered one. -#}}

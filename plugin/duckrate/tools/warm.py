@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 
-from .systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 
 
 def _replay_calls(systems, table: str) -> tuple[str, ...]:
@@ -74,14 +74,14 @@ def called_macros() -> set[str]:
 
 def warm(log=print, fresh: bool = False) -> float:
     """Run every macro once over small generated tables; returns the seconds it took. ``fresh``: delete
-    the cached kernels first (:func:`duckrate._numba.clear_cache`), so all compile in this one process."""
+    the cached kernels first (:func:`duckrate.core.jit.clear_cache`), so all compile in this one process."""
     import duckdb
 
-    from . import register
-    from .synthetic import generate_contests, generate_matches
+    from duckrate import register
+    from duckrate.synthetic import generate_contests, generate_matches
 
     if fresh:
-        from ._numba import clear_cache
+        from duckrate.core.jit import clear_cache
 
         log(f"duckrate: {clear_cache()} cached kernel files removed")
     started = time.perf_counter()

@@ -18,9 +18,9 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from ._numba import kernel
-from ._row_keys import codes_of_keys, key_table
-from .errors import DuckrateInputError
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel
+from duckrate.core.row_keys import codes_of_keys, key_table
 
 REQUIRED_COLUMNS = ("match_id", "played_at", "player_a", "player_b", "score_a")
 OPTIONAL_COLUMNS = ("league", "weight", "period")

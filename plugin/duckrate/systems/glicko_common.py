@@ -13,8 +13,8 @@ import math
 
 import numpy as np
 
-from ..errors import DuckrateInputError
-from ..parameters import Parameter
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter
 
 # Parameters of both systems (in each system's list in this order: initial, rd, ..., rd_min, period_length).
 INITIAL = Parameter("initial", 1500.0, "a finite starting rating")

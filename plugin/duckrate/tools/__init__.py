@@ -1,0 +1,1 @@
+"""Tools over the library: the numba warm-up, the generated reference and dbt files."""
