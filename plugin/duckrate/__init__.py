@@ -7,21 +7,40 @@ SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 
 """
 
 from duckrate import evaluation
-from duckrate import systems as _systems
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.registry import SYSTEMS
 from duckrate.evaluation import calibration_bins, calibration_summary, leaderboard, loss_by_gap, loss_curve
 from duckrate.evaluation.contest_marts import contest_leaderboard, contest_metrics
 from duckrate.evaluation.win_probability import win_matrix, win_probability
-from duckrate.fits import bt_fit
-from duckrate.fits.bt_lr_test import bt_lr_test
-from duckrate.registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.fits import bt_fit, bt_lr_test
 from duckrate.sql.registry import register
+from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS
 from duckrate.systems.replay_by_name import RebuildRequired, replay_state, replay_with_state
-from duckrate.systems.two_player import DEFAULT_CHUNK_ROWS
 from duckrate.tuning import tune
+
+# isort: split
+# generated (system functions) by `python -m duckrate.cli generate` from the registry: do not edit
+from duckrate.systems import (
+    bar,
+    chance,
+    codeforces,
+    elo,
+    elo2k,
+    elo_mmr,
+    glicko,
+    glicko2,
+    glicko_contest,
+    pairwise,
+    topcoder,
+    trueskill,
+    trueskill_contest,
+)
+
+# end generated
 
 __all__ = [
     "DEFAULT_CHUNK_ROWS",
+    "SYSTEMS",
     "DuckrateInputError",
     "RebuildRequired",
     "bt_fit",
@@ -41,9 +60,21 @@ __all__ = [
     "win_matrix",
     "win_probability",
 ]
-# duckrate.<system>(...): the Python function of every registered system, named as the system (each system's
-# module defines it; systems/__init__.py imports it beside the registry entry).
-SYSTEM_FUNCTIONS = {system.name: getattr(_systems, system.name) for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)}
-globals().update(SYSTEM_FUNCTIONS)
-__all__ += sorted(SYSTEM_FUNCTIONS)
+# generated (their names) by `python -m duckrate.cli generate` from the registry: do not edit
+__all__ += [
+    "bar",
+    "chance",
+    "codeforces",
+    "elo",
+    "elo2k",
+    "elo_mmr",
+    "glicko",
+    "glicko2",
+    "glicko_contest",
+    "pairwise",
+    "topcoder",
+    "trueskill",
+    "trueskill_contest",
+]
+# end generated
 __version__ = "0.1.0"

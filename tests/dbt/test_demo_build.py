@@ -14,11 +14,10 @@ import duckdb
 import polars as pl
 import pytest
 import yaml
+from helpers.systems import contest_systems, two_player_systems
 
 import duckrate
-from duckrate.registry import CONTEST_SYSTEMS
 from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
-from duckrate.systems import REPLAY_SYSTEMS
 
 REPO = Path(__file__).resolve().parents[2]
 MART_TABLES = ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve", "loss_by_gap")
@@ -76,8 +75,8 @@ def test_bad_rows_land_in_rejected_matches_with_a_reason(plain):
     assert raw == staged + rejected  # nothing silently dropped
 
 
-SYSTEMS = tuple(system.name for system in REPLAY_SYSTEMS)
-WITHOUT_SD = tuple(system.name for system in REPLAY_SYSTEMS if not system.has_sd)
+SYSTEMS = tuple(system.name for system in two_player_systems())
+WITHOUT_SD = tuple(system.name for system in two_player_systems() if not system.has_sd)
 DEMO_PARAMS = yaml.safe_load((REPO / "demo" / "dbt_project.yml").read_text())["vars"]["duckrate_params"]
 
 
@@ -222,7 +221,7 @@ def test_bt_tests_has_every_test_per_league_as_the_python_api(plain):
     assert actual.height == 8 * staged["league"].n_unique()
 
 
-CONTEST_SYSTEM_NAMES = [system.name for system in CONTEST_SYSTEMS]
+CONTEST_SYSTEM_NAMES = [system.name for system in contest_systems()]
 CONTEST_TABLES = (
     "stg_contest_results_checked",
     "stg_contest_results",

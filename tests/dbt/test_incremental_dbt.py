@@ -16,13 +16,13 @@ import numpy as np
 import polars as pl
 import pytest
 from conftest import REPO, run_dbt
+from helpers.systems import two_player_systems
 from polars.testing import assert_frame_equal
 
-from duckrate.systems import REPLAY_SYSTEMS
 from duckrate.systems.two_player import replay_with_state
 
-SYSTEMS = [system.name for system in REPLAY_SYSTEMS]
-BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
+SYSTEMS = [system.name for system in two_player_systems()]
+BY_NAME = {system.name: system for system in two_player_systems()}
 PARAMS = {
     "elo": {"k": 24},
     "glicko": {"period_length": 1},

@@ -12,11 +12,11 @@ import time
 
 import duckdb
 import pytest
+from helpers.systems import two_player_systems
 
 import duckrate
-from duckrate.systems import REPLAY_SYSTEMS
 
-REPLAYS = tuple(system.name for system in REPLAY_SYSTEMS)
+REPLAYS = tuple(system.name for system in two_player_systems())
 # every macro over a matches table, as a call template ({t}: the table name)
 MATCH_MACROS = {
     **{f"{name}_replay": f"{name}_replay('{{t}}')" for name in REPLAYS},

@@ -20,12 +20,12 @@ import math
 from collections import Counter
 
 import duckdb
+from helpers.systems import two_player_systems
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import duckrate
 from duckrate.fits.bt_lr_test import PARAMETERS as LR_TEST_PARAMETERS
-from duckrate.systems import REPLAY_SYSTEMS
 from duckrate.systems.elo_mmr.replay import ELO_MMR
 
 FUZZ = settings(
@@ -200,7 +200,7 @@ def parameter_calls(draw, defaults: dict):
     return "".join(f", {name} := {literal(value)}" for name, value in arguments.items()), unknown
 
 
-REPLAY_PARAMETERS = {system.name: {p.name: p.default for p in system.parameters} for system in REPLAY_SYSTEMS}
+REPLAY_PARAMETERS = {system.name: {p.name: p.default for p in system.parameters} for system in two_player_systems()}
 BT_PARAMETERS = {
     "prior_sd": 300.0,
     "method": "mm",

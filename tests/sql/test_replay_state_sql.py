@@ -8,12 +8,12 @@ import polars as pl
 import pytest
 from helpers.replay_cases import assert_rows_and_state_equal
 from helpers.state_cases import CASES, history
+from helpers.systems import two_player_systems
 from polars.testing import assert_frame_equal
 
 import duckrate
-from duckrate.systems import REPLAY_SYSTEMS
 
-BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
+BY_NAME = {system.name: system for system in two_player_systems()}
 ORDER = ["kind", "league", "player", "opponent"]
 
 

@@ -8,9 +8,9 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from helpers.systems import two_player_systems
 
 import duckrate
-from duckrate.systems import REPLAY_SYSTEMS
 
 N_ROWS = 4000
 KEY = ["league", "seq"]
@@ -192,7 +192,7 @@ def test_sql_trueskill_rejects_fractional_scores(con):
         con.sql("SELECT * FROM trueskill_replay('matches')").fetchall()
 
 
-@pytest.mark.parametrize("system", [system.name for system in REPLAY_SYSTEMS])
+@pytest.mark.parametrize("system", [system.name for system in two_player_systems()])
 def test_sql_determinism_and_threads(con, system):
     load(con, source_frame(seed=9, fractional=system != "trueskill"))
     query = f"SELECT * FROM {system}_replay('matches') ORDER BY league NULLS LAST, seq"

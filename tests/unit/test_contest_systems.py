@@ -10,13 +10,13 @@ import polars as pl
 import pytest
 from helpers.contest_cases import KEY, contest_history, in_batches
 from helpers.contest_peer import reference_ratings
+from helpers.systems import contest_systems
 from polars.testing import assert_frame_equal
 
 import duckrate
-from duckrate.registry import CONTEST_SYSTEMS
 from duckrate.synthetic import generate_contests
 
-NEW_SYSTEMS = [system.name for system in CONTEST_SYSTEMS if system.name != "elo_mmr"]  # Elo-MMR: its own tests
+NEW_SYSTEMS = [system.name for system in contest_systems() if system.name != "elo_mmr"]  # Elo-MMR: its own tests
 # duckrate's system (with its defaults) and the reference's name for the same system and defaults.
 REFERENCE_NAMES = {
     "bar": "bar",

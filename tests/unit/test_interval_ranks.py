@@ -9,7 +9,7 @@ import polars as pl
 import pytest
 
 import duckrate
-from duckrate.evaluation.ranks import interval_ranks
+from duckrate.core.ranks import interval_ranks
 from duckrate.synthetic import generate_contests, generate_matches
 
 

@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 import yaml
 from helpers.replay_cases import python_defaults
+from helpers.systems import contest_systems, two_player_systems
 
 import duckrate
-from duckrate.registry import CONTEST_SYSTEMS, FITS, MARTS, REPLAY_SYSTEMS, TESTS
+from duckrate.registry import FITS, MARTS, TESTS
 from duckrate.tools.generate import generated_files
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,28 +28,28 @@ def test_the_default_system_lists_are_every_registered_system():
 
 
 def test_every_registered_system_has_its_replay_model():
-    for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS):
+    for system in (*two_player_systems(), *contest_systems()):
         model = REPLAY_MODELS / f"replay_{system.name}.sql"
         assert model.is_file(), f"{system.name} is registered but has no dbt model {model.relative_to(REPO)}"
         assert f"duckrate_system='{system.name}'" in model.read_text(), model.name
 
 
 def test_every_replay_model_is_a_registered_system():
-    registered = {system.name for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)}
+    registered = {system.name for system in (*two_player_systems(), *contest_systems())}
     for model in REPLAY_MODELS.glob("replay_*.sql"):
         name = model.stem.removeprefix("replay_")
         assert name in registered, f"{model.relative_to(REPO)} names {name!r}, which no registry holds"
 
 
 def test_every_registered_system_is_a_python_function_of_the_package():
-    for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS):
+    for system in (*two_player_systems(), *contest_systems()):
         assert system.name in duckrate.__all__, system.name
         assert callable(getattr(duckrate, system.name)), system.name
 
 
 def test_every_registered_system_has_a_summary():
     """The summary is the description of its dbt model and its section of docs/reference.md."""
-    for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS):
+    for system in (*two_player_systems(), *contest_systems()):
         assert system.summary.strip(), system.name
 
 
@@ -60,7 +61,7 @@ def test_generated_files_are_current(path, text):
 
 
 @pytest.mark.parametrize(
-    "entry", [*REPLAY_SYSTEMS, *CONTEST_SYSTEMS, *FITS, *TESTS, *MARTS], ids=lambda entry: entry.name
+    "entry", [*two_player_systems(), *contest_systems(), *FITS, *TESTS, *MARTS], ids=lambda entry: entry.name
 )
 def test_python_functions_take_the_registry_defaults(entry):
     """Each Python function's signature repeats its registry entry's parameters and defaults (for help() and
@@ -72,8 +73,8 @@ def test_python_functions_take_the_registry_defaults(entry):
 def test_every_dbt_project_here_lists_only_registered_systems():
     """The system lists of the dbt projects in this repository (the package, the demo, the test projects)
     name registered systems only."""
-    two_player = {system.name for system in REPLAY_SYSTEMS}
-    contest = {system.name for system in CONTEST_SYSTEMS}
+    two_player = {system.name for system in two_player_systems()}
+    contest = {system.name for system in contest_systems()}
     for path in REPO.glob("**/dbt_project.yml"):
         if ".venv" in path.parts or "dbt_packages" in path.parts:
             continue

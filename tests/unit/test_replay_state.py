@@ -12,14 +12,14 @@ import numpy as np
 import polars as pl
 import pytest
 from helpers.state_cases import CASES, history, replay_in_batches
+from helpers.systems import two_player_systems
 from polars.testing import assert_frame_equal
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.systems import REPLAY_SYSTEMS
 from duckrate.systems.saved_state import STATE_COLUMNS, RebuildRequired
 from duckrate.systems.two_player import replay_with_state
 
-BY_NAME = {system.name: system for system in REPLAY_SYSTEMS}
+BY_NAME = {system.name: system for system in two_player_systems()}
 
 
 @pytest.mark.parametrize("name, params, weights, periods", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])

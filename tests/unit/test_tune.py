@@ -9,11 +9,11 @@ import math
 import numpy as np
 import polars as pl
 import pytest
+from helpers.systems import contest_systems, two_player_systems
 
 import duckrate
 from duckrate import DuckrateInputError
 from duckrate.synthetic import generate_contests, generate_matches
-from duckrate.tuning import DEFAULT_GRIDS
 from duckrate.tuning.scores import checkpoint_steps
 
 GRID = {"k": [10.0, 24.0, 40.0]}
@@ -112,15 +112,13 @@ def test_contest_systems_are_scored_by_the_contest_metrics():
 
 
 def test_every_system_has_a_default_grid_of_valid_parameters():
-    from duckrate.registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-
-    for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS):
-        grid = DEFAULT_GRIDS[system.name]
+    for system in (*two_player_systems(), *contest_systems()):
+        grid = system.grid
         assert grid, system.name
         for name, values in grid.items():
             for value in values:
                 system.resolve({name: value})
-    assert DEFAULT_GRIDS["elo"] == {"k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]}
+    assert duckrate.systems.ELO.grid == {"k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]}
 
 
 @pytest.mark.parametrize(

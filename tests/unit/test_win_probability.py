@@ -12,12 +12,12 @@ import numpy as np
 import polars as pl
 import pytest
 import trueskill as ts
+from helpers.systems import two_player_systems
 
 import duckrate
-from duckrate.evaluation.forecasts import FORECASTS
-from duckrate.evaluation.win_probability import WIN_MATRIX, WIN_PROBABILITY
+from duckrate.evaluation.forecasts import forecasts
+from duckrate.evaluation.win_probability import win_matrix_signature, win_probability_signature
 from duckrate.synthetic import generate_matches
-from duckrate.systems import REPLAY_SYSTEMS
 
 # Small chance grids keep the test quick; the forecast reads the grid size from the state.
 CHANCE_PARAMS = {"grid_points": 201, "grid_max": 6.0}
@@ -410,17 +410,27 @@ def test_parameters_that_do_not_apply_and_bad_values_are_errors(matches, pair):
 
 
 def test_every_replay_system_has_a_forecast():
-    assert {system.name for system in REPLAY_SYSTEMS} <= set(FORECASTS)
+    assert {system.name for system in two_player_systems()} <= set(forecasts())
 
 
 @pytest.mark.parametrize(
-    "function, signature", [(duckrate.win_probability, WIN_PROBABILITY), (duckrate.win_matrix, WIN_MATRIX)]
+    "function, signature",
+    [(duckrate.win_probability, win_probability_signature), (duckrate.win_matrix, win_matrix_signature)],
 )
 def test_python_functions_take_the_signatures_parameters(function, signature):
-    """The Python keyword arguments are the SQL macro's named parameters, with the same defaults."""
+    """The Python keyword arguments are the SQL macro's named parameters, with the same defaults: the
+    function's own by name, every forecast's through ``**forecast_parameters`` (each checked by name)."""
     parameters = inspect.signature(function).parameters
-    named = {name: p.default for name, p in parameters.items() if name not in ("ratings", "player_a", "player_b")}
-    assert named == {p.name: p.default for p in signature.parameters}
+    named = {
+        name: p.default
+        for name, p in parameters.items()
+        if name not in ("ratings", "player_a", "player_b") and p.kind is not inspect.Parameter.VAR_KEYWORD
+    }
+    own = {p.name: p.default for p in signature().parameters if p.name in named}
+    assert named == own
+    assert [p.kind for p in parameters.values()][-1] is inspect.Parameter.VAR_KEYWORD
+    forecast_names = {p.name for p in signature().parameters} - set(named)
+    assert forecast_names >= {"side_a_advantage", "scale", "advantage", "c", "rd_max", "beta", "tau"}
 
 
 def test_an_empty_table_gives_an_empty_matrix_and_no_player(matches):

@@ -21,9 +21,12 @@ import pyarrow.compute as pc
 
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import columns_from_polars, encode_column, is_absent, single_chunk, time_key_of, time_unit_of
+from duckrate.core.protocol import InputShape
 
 REQUIRED_COLUMNS = ("contest_id", "played_at", "player", "rank")
 OPTIONAL_COLUMNS = ("league", "weight")
+#: The ranked-contest input: one row per (contest, participant).
+CONTEST_RESULTS = InputShape("contest_results", "contest_id", REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "ranked contests")
 
 
 @dataclass(frozen=True)

@@ -20,10 +20,13 @@ import pyarrow.compute as pc
 
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.jit import kernel
+from duckrate.core.protocol import InputShape
 from duckrate.core.row_keys import codes_of_keys, key_table
 
 REQUIRED_COLUMNS = ("match_id", "played_at", "player_a", "player_b", "score_a")
 OPTIONAL_COLUMNS = ("league", "weight", "period")
+#: The two-player input: one row per match.
+MATCHES = InputShape("matches", "match_id", REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "two-player matches")
 DUPLICATE_KEY = "a unique match_id per row (duplicate key)"  # what a repeated match_id is told it should be
 
 # Leagues x players up to this many states are addressed directly as league * n_players + player.

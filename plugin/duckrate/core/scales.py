@@ -8,6 +8,7 @@ Systems with a ``scale`` parameter use ``ln10/scale`` in place of :data:`NATURAL
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 LN10 = math.log(10.0)
 #: The display scale's centre: a newcomer's rating, and the mean of a mean-zero fit.
@@ -28,3 +29,19 @@ def natural_per_point(scale: float) -> float:
 def points_per_natural(scale: float) -> float:
     """Rating points per θ of a logistic scale of ``scale`` points per factor of 10 in the odds."""
     return scale / LN10
+
+
+@dataclass(frozen=True)
+class RatingScale:
+    """The scale a system reports ratings on, as the marts need it: ``gap_bin_width`` is the default bin width
+    of ``loss_by_gap`` (about 7 points of win probability between even players)."""
+
+    name: str
+    gap_bin_width: float
+
+
+#: The Elo display scale (400/ln 10 points per natural unit): Elo, Glicko, Glicko-2, Elo2k, Pairwise, the grid
+#: system, the contest systems and the Bradley-Terry fits. 50 points are about 7 points of win probability.
+ELO_DISPLAY = RatingScale("elo display", 50.0)
+#: TrueSkill's μ: one point moves the forecast about as much as 50 Elo points at the default β = 25/6.
+TRUESKILL_MU = RatingScale("TrueSkill mu", 1.0)

@@ -17,7 +17,7 @@ from numba import prange
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.jit import kernel, parallel_kernel
 from duckrate.core.parameters import Parameter
-from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
+from duckrate.core.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
 from duckrate.evaluation.replay_rows import GROUP_KEYS, Z_95, require_columns
 
 CONTEST_LEADERBOARD_COLUMNS = (
@@ -48,7 +48,7 @@ def contest_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
     Returns
     -------
     DataFrame ``league, system, player, rank, rating, sd, lower, upper, contests, last_played_at, rank_upper,
-    rank_lower, tier`` (the last three: :mod:`duckrate.evaluation.ranks`):
+    rank_lower, tier`` (the last three: :mod:`duckrate.core.ranks`):
     rating/sd = ``rating_after``/``sd_after`` of the player's contest with the largest ``seq``; lower and
     upper = rating ∓ 1.96 sd; contests = number of contests played; rank 1 = highest rating (ties broken
     by player name), sorted by league (null first), system, rank.

@@ -14,14 +14,11 @@ DuckDB); :func:`rated_players` picks the system, its :class:`~.forecasts.Forecas
 
 from __future__ import annotations
 
-import json
-
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.evaluation.forecast_players import PLAYER_COLUMNS, Players
-from duckrate.evaluation.forecasts import FORECASTS, Forecast
-from duckrate.systems import REPLAY_SYSTEMS
+from duckrate.core.forecast import PLAYER_COLUMNS, Players
+from duckrate.evaluation.forecasts import NamedForecast, fit_forecast_names, forecasts
 
 PACKED_COLUMNS = {
     "source": pl.Utf8,  # 'replay', 'ratings' or 'state'
@@ -45,12 +42,6 @@ KINDS = (
     "a bt_fit result (bt_ratings), a leaderboard, a replay table (the output of a *_replay macro) or a saved "
     "replay state (<system>_state)"
 )
-
-_STATE_NEEDS = {
-    "chance": "each player's posterior on the grid",
-    "elo2k": "each player's vector pair",
-    "pairwise": "each pair's win counts",
-}
 
 
 def _conform(frame: pl.DataFrame, source: str) -> pl.DataFrame:
@@ -134,24 +125,25 @@ def _chosen_system(packed: pl.DataFrame, source: str, system: str | None, table:
         raise DuckrateInputError(
             f"{caller}: table {table!r} holds several systems ({', '.join(map(repr, held))}); choose one with system := '...'"
         )
-    if source == "ratings" and packed["method"].is_not_null().any():
-        return "bt"
+    if source == "ratings" and packed["method"].is_not_null().any() and fit_forecast_names():
+        return fit_forecast_names()[0]
     what = {"replay": "a replay table without a system column", "ratings": "a table of ratings without a system column"}
     raise DuckrateInputError(
         f"{caller}: table {table!r} is {what.get(source, 'a state without league rows')}: say which system made it "
-        f"with system := '...' (one of {', '.join(map(repr, FORECASTS))})"
+        f"with system := '...' (one of {', '.join(map(repr, forecasts()))})"
     )
 
 
-def _forecast(name: str, source: str, table: str, caller: str) -> Forecast:
-    if name not in FORECASTS:
+def _forecast(name: str, source: str, table: str, caller: str) -> NamedForecast:
+    known = forecasts()
+    if name not in known:
         raise DuckrateInputError(
-            f"{caller}: system {name!r} has no two-player forecast here; supported: {', '.join(map(repr, FORECASTS))}"
+            f"{caller}: system {name!r} has no two-player forecast here; supported: {', '.join(map(repr, known))}"
         )
-    forecast = FORECASTS[name]
+    forecast = known[name]
     if forecast.from_state and source != "state":
         raise DuckrateInputError(
-            f"{caller}: the {name} forecast needs {_STATE_NEEDS[name]}, which table {table!r} does not hold; pass "
+            f"{caller}: the {name} forecast needs {forecast.state_holds}, which table {table!r} does not hold; pass "
             f"its saved state instead: {name}_state(...) in SQL, the model replay_{name}__state in dbt, "
             f"duckrate.replay_state({name!r}, ...) in Python"
         )
@@ -163,15 +155,15 @@ def _forecast(name: str, source: str, table: str, caller: str) -> Forecast:
     return forecast
 
 
-def _saved_parameters(state: pl.DataFrame, name: str, table: str, caller: str) -> dict:
-    """The parameters every league of the state was saved with (one set)."""
+def _saved_parameters(state: pl.DataFrame, name: str, table: str, caller: str) -> str:
+    """The parameters every league of the state was saved with (one set, as JSON)."""
     saved = state.filter(pl.col("kind") == "league")["params"].unique().to_list()
     if len(saved) != 1 or saved[0] is None:
         raise DuckrateInputError(
             f"{caller}: state table {table!r} has {len(saved)} parameter sets in its league rows; expected one "
             f"(a state saved by one {name} replay)"
         )
-    return next(system for system in REPLAY_SYSTEMS if system.name == name).resolve(json.loads(saved[0]))
+    return saved[0]
 
 
 def _league_rows(rows: pl.DataFrame, league: str | None, table: str, caller: str) -> pl.DataFrame:
@@ -188,7 +180,7 @@ def _league_rows(rows: pl.DataFrame, league: str | None, table: str, caller: str
 
 def rated_players(
     packed: pl.DataFrame, system: str | None, league: str | None, table: str, caller: str
-) -> tuple[Forecast, Players]:
+) -> tuple[NamedForecast, Players]:
     """The forecast of the table's system and its players (of ``league`` only, when given)."""
     source = _one_source(packed, table, caller)
     name = _chosen_system(packed, source, system, table, caller)

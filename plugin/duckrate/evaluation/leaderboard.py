@@ -5,7 +5,7 @@ from __future__ import annotations
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
+from duckrate.core.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
 from duckrate.evaluation.replay_rows import GROUP_KEYS, Z_95, require_columns
 
 LEADERBOARD_INPUT_COLUMNS: tuple[str, ...] = (
@@ -151,7 +151,7 @@ def leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
           without gaps; null ratings rank last (Int64);
         - ``rank_upper`` / ``rank_lower`` / ``tier``: the best and worst rank
           consistent with the intervals, and the tier of statistically tied
-          players (:mod:`duckrate.evaluation.ranks`; a player without an sd
+          players (:mod:`duckrate.core.ranks`; a player without an sd
           counts as the point interval at its rating).
 
         Sorted by ``league`` (null first), ``system``, ``rank``.

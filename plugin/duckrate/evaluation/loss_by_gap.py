@@ -14,6 +14,8 @@ import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.parameters import Parameter
+from duckrate.core.registry import SYSTEMS
+from duckrate.core.scales import ELO_DISPLAY
 from duckrate.evaluation.replay_rows import GROUP_KEYS, log_loss_expr, require_columns, require_forecasts
 
 LOSS_BY_GAP_INPUT_COLUMNS: tuple[str, ...] = (
@@ -28,14 +30,20 @@ LOSS_BY_GAP_INPUT_COLUMNS: tuple[str, ...] = (
 LOSS_BY_GAP_COLUMNS: tuple[str, ...] = ("league", "system", "gap_bin", "n", "mean_log_loss", "share_of_total_loss")
 """Columns of the frame :func:`loss_by_gap` returns, in order."""
 
-DEFAULT_BIN_WIDTH: float = 50.0
+DEFAULT_BIN_WIDTH: float = ELO_DISPLAY.gap_bin_width
 """The bin width when none is given: 50 rating points on the Elo display scale (400/ln 10 points per natural
 unit: Elo, Glicko, Glicko-2, Elo2K, the pairwise and chance systems), about 7 points of win probability
 between even players."""
 
-SYSTEM_BIN_WIDTHS: dict[str, float] = {"trueskill": 1.0}
-"""Default bin widths of the systems on another scale: TrueSkill's μ (one μ point moves the forecast about
-as much as 50 Elo points at the default β = 25/6)."""
+
+def system_bin_widths() -> dict[str, float]:
+    """Default bin widths of the registered systems on another scale than the display scale (TrueSkill's μ:
+    one μ point moves the forecast about as much as 50 Elo points at the default β = 25/6), from each
+    system's :class:`~duckrate.core.scales.RatingScale`."""
+    return {
+        system.name: system.scale.gap_bin_width for system in SYSTEMS if system.scale.gap_bin_width != DEFAULT_BIN_WIDTH
+    }
+
 
 BIN_WIDTH = Parameter(
     "bin_width",
@@ -97,7 +105,7 @@ def loss_by_gap(replay: pl.DataFrame, bin_width: float | None = BIN_WIDTH.defaul
         widths = (
             pl.col("system")
             .cast(pl.Utf8)
-            .replace_strict(SYSTEM_BIN_WIDTHS, default=DEFAULT_BIN_WIDTH, return_dtype=pl.Float64)
+            .replace_strict(system_bin_widths(), default=DEFAULT_BIN_WIDTH, return_dtype=pl.Float64)
         )
     else:
         widths = pl.lit(width, pl.Float64)

@@ -12,10 +12,10 @@ import numpy as np
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.forecast import Players
 from duckrate.core.parameters import Parameter, Signature, resolve_parameters
 from duckrate.evaluation.forecast_inputs import packed_rows, rated_players
-from duckrate.evaluation.forecast_players import Players
-from duckrate.evaluation.forecasts import FORECASTS, Forecast
+from duckrate.evaluation.forecasts import NamedForecast, forecasts
 
 WIN_PROBABILITY_COLUMNS = {
     "league": pl.Utf8,
@@ -43,11 +43,12 @@ WIN_MATRIX_COLUMNS = {
 }
 
 
-def _forecast_parameters() -> tuple[Parameter, ...]:
-    """Every forecast's parameters, once each, NULL by default: the system's own default then applies."""
+def forecast_parameters() -> tuple[Parameter, ...]:
+    """Every registered forecast's parameters, once each, NULL by default: the system's own default then
+    applies."""
     seen: dict[str, Parameter] = {}
     users: dict[str, list[str]] = {}
-    for forecast in FORECASTS.values():
+    for forecast in forecasts().values():
         for p in forecast.parameters:
             seen.setdefault(p.name, p)
             users.setdefault(p.name, []).append(f"{forecast.name}: {p.sql_default}")
@@ -74,30 +75,36 @@ SYSTEM = Parameter(
 )
 LEAGUE = Parameter("league", None, "one league's name, or NULL for every league", nullable=True, text=True)
 TOP = Parameter("top", 20, "an integer >= 1", lambda v: v >= 1, integer=True)
-FORECAST_PARAMETERS = _forecast_parameters()
 
-WIN_PROBABILITY = Signature(
-    name="win_probability",
-    summary=(
-        "P(A beats B) + ½ P(draw) for named pairs from the latest ratings (a bt_fit result, a leaderboard, a "
-        "replay table or a saved state), by the system's own forecast."
-    ),
-    parameters=(SYSTEM, LEAGUE, *FORECAST_PARAMETERS),
-)
-WIN_MATRIX = Signature(
-    name="win_matrix",
-    summary="win_probability between every two of each league's top players by rating, in long form.",
-    parameters=(TOP, SYSTEM, LEAGUE, *FORECAST_PARAMETERS),
-)
+
+def win_probability_signature() -> Signature:
+    """``win_probability``'s parameters: its own, then every registered forecast's (:func:`forecast_parameters`)."""
+    return Signature(
+        name="win_probability",
+        summary=(
+            "P(A beats B) + ½ P(draw) for named pairs from the latest ratings (a bt_fit result, a leaderboard, a "
+            "replay table or a saved state), by the system's own forecast."
+        ),
+        parameters=(SYSTEM, LEAGUE, *forecast_parameters()),
+    )
+
+
+def win_matrix_signature() -> Signature:
+    """``win_matrix``'s parameters: its own, then every registered forecast's."""
+    return Signature(
+        name="win_matrix",
+        summary="win_probability between every two of each league's top players by rating, in long form.",
+        parameters=(TOP, SYSTEM, LEAGUE, *forecast_parameters()),
+    )
 
 
 def _resolved(signature: Signature, given: dict) -> dict:
     return resolve_parameters(signature.name, signature.parameters, given)
 
 
-def _forecast_values(forecast: Forecast, resolved: dict, caller: str) -> dict:
+def _forecast_values(forecast: NamedForecast, resolved: dict, caller: str) -> dict:
     """The forecast's parameters: the given ones (not NULL) checked, the others the system's defaults."""
-    given = {p.name: resolved[p.name] for p in FORECAST_PARAMETERS if resolved[p.name] is not None}
+    given = {p.name: resolved[p.name] for p in forecast_parameters() if resolved[p.name] is not None}
     takes = [p.name for p in forecast.parameters]
     extra = sorted(set(given) - set(takes))
     if extra:
@@ -109,7 +116,7 @@ def _forecast_values(forecast: Forecast, resolved: dict, caller: str) -> dict:
     return resolve_parameters(f"{caller} ({forecast.name})", forecast.parameters, given)
 
 
-def _probabilities(forecast: Forecast, players: Players, a: np.ndarray, b: np.ndarray, params: dict):
+def _probabilities(forecast: NamedForecast, players: Players, a: np.ndarray, b: np.ndarray, params: dict):
     a = np.ascontiguousarray(a, dtype=np.int64)
     b = np.ascontiguousarray(b, dtype=np.int64)
     if not a.shape[0]:
@@ -199,8 +206,9 @@ def _output(players: Players, name: str, rows: pl.DataFrame, probabilities, extr
 
 def win_probability_of(packed: pl.DataFrame, player_a, player_b, table: str, **given) -> pl.DataFrame:
     """:func:`win_probability` over packed rows (:mod:`.forecast_inputs`); ``table`` names the table in errors."""
-    caller = WIN_PROBABILITY.name
-    params = _resolved(WIN_PROBABILITY, given)
+    signature = win_probability_signature()
+    caller = signature.name
+    params = _resolved(signature, given)
     pairs = _pairs(player_a, player_b, caller)
     if not packed.height:
         raise DuckrateInputError(f"{caller}: player {pairs[0][0]!r} is not in table {table!r}: it has no rows")
@@ -213,8 +221,9 @@ def win_probability_of(packed: pl.DataFrame, player_a, player_b, table: str, **g
 
 def win_matrix_of(packed: pl.DataFrame, table: str, **given) -> pl.DataFrame:
     """:func:`win_matrix` over packed rows (:mod:`.forecast_inputs`); ``table`` names the table in errors."""
-    caller = WIN_MATRIX.name
-    params = _resolved(WIN_MATRIX, given)
+    signature = win_matrix_signature()
+    caller = signature.name
+    params = _resolved(signature, given)
     if not packed.height:  # an empty table: no players, no pairs (as the marts)
         return pl.DataFrame(schema=WIN_MATRIX_COLUMNS)
     forecast, players = rated_players(packed, params["system"], params["league"], table, caller)
@@ -243,14 +252,7 @@ def win_probability(
     player_b,
     system: str | None = None,
     league: str | None = None,
-    side_a_advantage: bool | None = None,
-    scale: float | None = None,
-    advantage: float | None = None,
-    c: float | None = None,
-    rd_max: float | None = None,
-    beta: float | None = None,
-    tau: float | None = None,
-    draw_probability: float | None = None,
+    **forecast_parameters,
 ) -> pl.DataFrame:
     """P(A wins) + ½ P(draw) between named players, from the latest ratings, by the system's own forecast.
 
@@ -263,11 +265,11 @@ def win_probability(
     system : the system whose forecast applies: required for a replay table (or ratings) without a
         ``system`` column; picks one system of a table holding several. A ``bt_fit`` result is ``'bt'``.
     league : one league only (default: every league that holds both players).
-    side_a_advantage : ``bt`` only: add the fit's ``home_advantage`` to side A (default false).
-    scale, advantage : ``elo``'s logistic scale and side-A advantage (default: ``elo_replay``'s).
-    c, rd_max : ``glicko``: both RDs first grow by one rating period, as before their next game (step 1;
-        default: ``glicko_replay``'s; ``c = 0`` uses the RDs as they are).
-    beta, tau, draw_probability : ``trueskill``'s (default: ``trueskill_replay``'s).
+    **forecast_parameters : the forecast's own parameters, by name (docs/reference.md lists them; None or
+        absent: the system's default). E.g. ``side_a_advantage`` (``bt``: add the fit's ``home_advantage``
+        to side A), ``scale`` and ``advantage`` (``elo``), ``c`` and ``rd_max`` (``glicko``: both RDs first
+        grow by one rating period, as before their next game), ``beta``, ``tau``, ``draw_probability``
+        (``trueskill``). A parameter another system's forecast takes is an error.
 
     Returns
     -------
@@ -278,20 +280,13 @@ def win_probability(
     player missing and the league.
     """
     return win_probability_of(
-        packed_rows(ratings, WIN_PROBABILITY.name),
+        packed_rows(ratings, "win_probability"),
         player_a,
         player_b,
         "ratings",
         system=system,
         league=league,
-        side_a_advantage=side_a_advantage,
-        scale=scale,
-        advantage=advantage,
-        c=c,
-        rd_max=rd_max,
-        beta=beta,
-        tau=tau,
-        draw_probability=draw_probability,
+        **forecast_parameters,
     )
 
 
@@ -300,14 +295,7 @@ def win_matrix(
     top: int = 20,
     system: str | None = None,
     league: str | None = None,
-    side_a_advantage: bool | None = None,
-    scale: float | None = None,
-    advantage: float | None = None,
-    c: float | None = None,
-    rd_max: float | None = None,
-    beta: float | None = None,
-    tau: float | None = None,
-    draw_probability: float | None = None,
+    **forecast_parameters,
 ) -> pl.DataFrame:
     """:func:`win_probability` between every two of the ``top`` players of each league, in long form.
 
@@ -318,17 +306,10 @@ def win_matrix(
     other parameters are :func:`win_probability`'s.
     """
     return win_matrix_of(
-        packed_rows(ratings, WIN_MATRIX.name),
+        packed_rows(ratings, "win_matrix"),
         "ratings",
         top=top,
         system=system,
         league=league,
-        side_a_advantage=side_a_advantage,
-        scale=scale,
-        advantage=advantage,
-        c=c,
-        rd_max=rd_max,
-        beta=beta,
-        tau=tau,
-        draw_probability=draw_probability,
+        **forecast_parameters,
     )

@@ -1,6 +1,15 @@
-"""Batch fits over a whole matches table (Bradley-Terry): numba kernels + a Polars wrapper."""
+"""Batch fits over a whole matches table (Bradley-Terry) and the model tests: numba kernels + a Polars wrapper.
 
-from duckrate.fits.bradley_terry import bt_fit
+The registry lines: each fit's entry added to :data:`duckrate.core.registry.FITS`, each test's to
+:data:`duckrate.core.registry.TESTS`.
+"""
+
+from duckrate.core.registry import FITS, TESTS
+from duckrate.fits.bradley_terry import BT_FIT, bt_fit
 from duckrate.fits.bradley_terry.solve import bt_theta
+from duckrate.fits.bt_lr_test import BT_LR_TEST, bt_lr_test
 
-__all__ = ["bt_fit", "bt_theta"]
+FITS.add(BT_FIT)
+TESTS.add(BT_LR_TEST)
+
+__all__ = ["BT_FIT", "BT_LR_TEST", "bt_fit", "bt_lr_test", "bt_theta"]

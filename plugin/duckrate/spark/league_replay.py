@@ -13,13 +13,10 @@ import polars as pl
 import pyarrow as pa
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.protocol import System
 from duckrate.spark.arrow_tables import frame_part, from_polars, part_table, struct_column
 from duckrate.spark.task_errors import league_error
-from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from duckrate.systems.replay_by_name import replay_with_state
 from duckrate.systems.saved_state import check_league_rows, state_frame
-
-SYSTEMS = {system.name: system for system in (*REPLAY_SYSTEMS, *CONTEST_SYSTEMS)}
 
 
 def league_rows(state: pl.DataFrame) -> pl.DataFrame:
@@ -32,14 +29,15 @@ class LeagueReplay:
 
     def __init__(
         self,
-        system: str,
+        system: System,
         params: dict,
         priors: pl.DataFrame | None,
         chunk_size: int | None,
         outputs: tuple[str, ...],
         schema: pa.Schema,
     ):
-        self.system = system
+        self.system = system  # the registry entry itself, pickled with the task (a system registered at run time
+        # on the driver replays in the workers too)
         self.params = params
         self.priors = priors  # the whole player_priors table: each league reads its own rows, as on one machine
         self.chunk_size = chunk_size
@@ -64,10 +62,9 @@ class LeagueReplay:
         state = pl.from_arrow(saved) if saved.num_rows else None
         if not matches.num_rows:  # a league with no new matches keeps its state as it was saved,
             kept = state_frame(state)  # if saved by this system with these parameters (as a whole state is checked)
-            check_league_rows(SYSTEMS[self.system], SYSTEMS[self.system].resolve(self.params), league_rows(kept))
+            check_league_rows(self.system, self.system.resolve(self.params), league_rows(kept))
             return self._state_part(kept)
-        rows, after = replay_with_state(
-            self.system,
+        rows, after = self.system.with_state(
             pl.from_arrow(matches),
             state=state,
             priors=self.priors,

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from duckrate.core import contests
+from duckrate.core import contests, matches
+from duckrate.core.protocol import InputShape
 from duckrate.spark.canonical import MATCH_COLUMNS
 from duckrate.spark.unique_keys import check_unique_match_ids
-from duckrate.systems import CONTEST_SYSTEMS
 from duckrate.systems import contest as contest_rows
 from duckrate.systems.two_player import OUTPUT_COLUMNS as MATCH_OUTPUT_COLUMNS
 
@@ -62,6 +62,10 @@ CONTESTS = RatedTable(
 )
 
 
-def rated_table(system: str) -> RatedTable:
-    """What ``system`` rates: contest results for a contest system, else matches."""
-    return CONTESTS if system in {s.name for s in CONTEST_SYSTEMS} else MATCHES
+#: The Spark tables of each input shape.
+RATED_TABLES: dict[InputShape, RatedTable] = {matches.MATCHES: MATCHES, contests.CONTEST_RESULTS: CONTESTS}
+
+
+def rated_table(shape: InputShape) -> RatedTable:
+    """The Spark table of systems that rate ``shape``."""
+    return RATED_TABLES[shape]

@@ -19,6 +19,7 @@ from pyspark.sql import DataFrame
 from pyspark.sql import functions as F
 from pyspark.sql import types as T
 
+from duckrate.core.registry import SYSTEMS
 from duckrate.spark.arrow_tables import STATE_TYPE, arrow_schema, empty_frame
 from duckrate.spark.canonical import canonical_columns
 from duckrate.spark.league_replay import LeagueReplay
@@ -26,8 +27,7 @@ from duckrate.spark.league_slices import LeagueSlices, league_slices, open_perio
 from duckrate.spark.rated_tables import RatedTable, rated_table
 from duckrate.spark.saved_state import no_state, state_columns
 from duckrate.spark.task_errors import ERROR_FIELDS, raise_first_error
-from duckrate.systems.replay_by_name import replay_with_state as python_replay
-from duckrate.systems.two_player import DEFAULT_CHUNK_ROWS
+from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS
 
 
 def combined_type(rated: RatedTable, inputs: T.StructType) -> T.StructType:
@@ -64,16 +64,17 @@ def replay_with_state(
     a longer league replays in time slices of about that many, one Spark round per slice, each continuing
     the state the slice before left (:mod:`.league_slices`); rows and state are one replay's all the same.
     """
-    rated = rated_table(system)
+    entry = SYSTEMS.get(system, "duckrate.spark.replay")
+    rated = rated_table(entry.input)
     frame = canonical_columns(matches, rated.columns)
     if isinstance(priors, DataFrame):
         priors = pl.from_arrow(priors.toArrow())
     # parameters, columns, types and the priors table, checked as the Python API checks them
-    python_replay(system, empty_frame(frame), priors=priors, chunk_size=chunk_size, **params)
+    entry.with_state(empty_frame(frame), priors=priors, chunk_size=chunk_size, **params)
     size = DEFAULT_CHUNK_ROWS if chunk_size is None else chunk_size
     saved = state_columns(state) if state is not None else no_state(frame.sparkSession)
     schema = combined_type(rated, frame.schema)
-    task = LeagueReplay(system, params, priors, chunk_size, rated.outputs, arrow_schema(schema, frame))
+    task = LeagueReplay(entry, params, priors, chunk_size, rated.outputs, arrow_schema(schema, frame))
 
     def replayed(part: DataFrame, before: DataFrame) -> tuple[DataFrame, DataFrame]:
         combined = part.groupBy("league").cogroup(before.groupBy("league")).applyInArrow(task.function(), schema)

@@ -16,7 +16,7 @@ that names it; an empty table gives no rows.
 
 from __future__ import annotations
 
-from duckrate.evaluation.loss_by_gap import BIN_WIDTH, DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
+from duckrate.evaluation.loss_by_gap import BIN_WIDTH, DEFAULT_BIN_WIDTH, system_bin_widths
 from duckrate.evaluation.replay_rows import PROBABILITY_CLIP, Z_95
 from duckrate.sql.evaluation_udf import Mart, replay_source, signature
 from duckrate.sql.evaluation_udf import macro_sql as udf_macro_sql
@@ -370,7 +370,7 @@ def loss_by_gap_sql(mart: Mart) -> str:
     """Per (league, system) and equal-width bin of ``gap = rating_a_before - rating_b_before`` (lower edge
     ``floor(gap / w) * w``; NULL when a rating is NULL or NaN): n, the mean log loss and the bin's share of
     the group's summed log loss (exact DECIMAL sums). ``bin_width`` NULL: each system's default width
-    (:data:`duckrate.evaluation.loss_by_gap.SYSTEM_BIN_WIDTHS`, else 50)."""
+    (:func:`duckrate.evaluation.loss_by_gap.system_bin_widths`, else 50)."""
     given = (
         f"'{mart.name}: parameter bin_width = ' || CASE WHEN typeof(bin_width) = 'VARCHAR' THEN {_QUOTE} || "
         f"CAST(bin_width AS VARCHAR) || {_QUOTE} ELSE CAST(bin_width AS VARCHAR) END || '; expected {BIN_WIDTH.expected}'"
@@ -380,7 +380,7 @@ def loss_by_gap_sql(mart: Mart) -> str:
         f"WHEN isnan(CAST(bin_width AS DOUBLE)) OR isinf(CAST(bin_width AS DOUBLE)) OR CAST(bin_width AS DOUBLE) <= 0 "
         f"THEN error({given}) ELSE CAST(bin_width AS DOUBLE) END"
     )
-    defaults = " ".join(f"WHEN '{system}' THEN {_double(width)}" for system, width in SYSTEM_BIN_WIDTHS.items())
+    defaults = " ".join(f"WHEN '{system}' THEN {_double(width)}" for system, width in system_bin_widths().items())
     ratings = {
         name: f"CAST({_column(mart, name, 'number')} AS DOUBLE)" for name in ("rating_a_before", "rating_b_before")
     }

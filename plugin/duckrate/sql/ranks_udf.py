@@ -1,6 +1,6 @@
 """The scalar UDF behind the leaderboards' ``rank_upper``, ``rank_lower`` and ``tier`` (SQL marts): one call
 per (league, system) with its players' ratings and interval bounds as lists in rank order, returning a list
-of (rank_upper, rank_lower, tier) in the same order, computed by :func:`duckrate.evaluation.ranks.interval_ranks`.
+of (rank_upper, rank_lower, tier) in the same order, computed by :func:`duckrate.core.ranks.interval_ranks`.
 No maths here."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
+from duckrate.core.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
 from duckrate.sql._lists import list_per_row, whole
 
 UDF_NAME = "duckrate_interval_ranks"

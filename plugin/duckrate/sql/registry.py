@@ -12,6 +12,9 @@ from collections.abc import Callable
 import duckdb
 import pyarrow as pa
 
+from duckrate.core.contests import CONTEST_RESULTS
+from duckrate.core.matches import MATCHES
+from duckrate.core.registry import SYSTEMS
 from duckrate.sql import (
     bridge,
     contest_udf,
@@ -25,7 +28,6 @@ from duckrate.sql import (
     tune_udf,
     win_probability_udf,
 )
-from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -72,8 +74,8 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             replay_udf.STATE_RETURN_TYPE,
         )
     )
-    for module, systems in ((replay_udf, REPLAY_SYSTEMS), (contest_udf, CONTEST_SYSTEMS)):
-        for system in systems:
+    for module, shape in ((replay_udf, MATCHES), (contest_udf, CONTEST_RESULTS)):
+        for system in SYSTEMS.of(shape):
             udfs.append(
                 (
                     replay_udf.udf_name(system, "compute"),
@@ -144,10 +146,10 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(replay_udf.EMPTY_STATE_SQL)
     con.execute(replay_udf.NEXT_STATE_MACRO_SQL)
     con.execute(replay_udf.NO_CARRY_SQL)
-    con.execute(replay_udf.carried_systems_macro_sql(REPLAY_SYSTEMS))
+    con.execute(replay_udf.carried_systems_macro_sql(SYSTEMS.of(MATCHES)))
     con.execute(replay_udf.CARRIED_LEAGUES_MACRO_SQL)
     con.execute(replay_udf.DEFAULT_CHUNK_MACRO_SQL)
-    for system in REPLAY_SYSTEMS:
+    for system in SYSTEMS.of(MATCHES):
         con.execute(replay_udf.macro_sql(system))
         con.execute(replay_udf.macro_sql(system, with_state=True))
         con.execute(replay_udf.state_macro_sql(system))
@@ -157,7 +159,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     for mart in evaluation_udf.MARTS + contest_udf.MARTS:
         con.execute(mart_sql.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
-    for system in CONTEST_SYSTEMS:
+    for system in SYSTEMS.of(CONTEST_RESULTS):
         con.execute(contest_udf.replay_macro_sql(system))
         con.execute(contest_udf.replay_macro_sql(system, with_state=True))
         con.execute(contest_udf.state_macro_sql(system))

@@ -19,20 +19,18 @@ from duckrate.core.errors import DuckrateInputError
 from duckrate.core.parameters import sql_parameter_list
 from duckrate.evaluation.forecast_inputs import PACKED_COLUMNS, RATINGS_FIELDS, REPLAY_FIELDS
 from duckrate.evaluation.win_probability import (
-    FORECAST_PARAMETERS,
-    WIN_MATRIX,
     WIN_MATRIX_COLUMNS,
-    WIN_PROBABILITY,
     WIN_PROBABILITY_COLUMNS,
     win_matrix_of,
+    win_matrix_signature,
     win_probability_of,
+    win_probability_signature,
 )
 from duckrate.sql._lists import list_per_row, list_values, whole
 
 PROBABILITY_UDF = "duckrate_win_probability_udf"
 MATRIX_UDF = "duckrate_win_matrix_udf"
 _SQL_TYPES = {pl.Utf8: "VARCHAR", pl.Float64: "DOUBLE", pl.Int64: "BIGINT", pl.List(pl.Float64): "DOUBLE[]"}
-_FORECAST_NAMES = [p.name for p in FORECAST_PARAMETERS]
 
 
 def _return_type(columns: dict) -> str:
@@ -62,10 +60,10 @@ def _names(text: str | None, which: str):
 
 
 def _udf(name: str, compute, columns: dict, leading: int):
-    """A UDF ``(packed list, table name, <leading arguments>, system, league, forecast parameters...)``:
+    """A UDF ``(packed list, table name, <leading arguments>, parameters)``, the macro's named parameters as
+    one STRUCT (``system``, ``league``, every forecast's; the set the macro was made with):
     ``compute(packed, table, *leading values, **parameters)`` per row."""
     element_type = _arrow_type(columns)
-    names = ["system", "league", *_FORECAST_NAMES]
 
     def udf(packed, table, *arguments):
         packed, table = whole(packed), whole(table)
@@ -73,7 +71,7 @@ def _udf(name: str, compute, columns: dict, leading: int):
         per_row = []
         for row in range(len(table)):
             values = [column[row].as_py() for column in arguments]
-            given = dict(zip(names, values[leading:]))
+            given = values[leading] or {}
             result = compute(_packed(packed, row), str(table[row].as_py()), *values[:leading], **given)
             per_row.append(result.to_arrow().cast(pa.schema(element_type)).to_struct_array().combine_chunks())
         return list_per_row(per_row, element_type)
@@ -178,19 +176,29 @@ def _pack() -> str:
     return f"(SELECT list(struct_pack({fields})) FROM duckrate_packed AS p)"
 
 
+def _parameters_struct(parameters) -> str:
+    """The macro's named parameters as one STRUCT value for the UDF."""
+    return "{" + ", ".join(f"'{p.name}': {p.name}" for p in parameters) + "}"
+
+
 def probability_macro_sql() -> str:
-    """``CREATE TEMP MACRO win_probability(tbl, player_a, player_b, system := NULL, league := NULL, ...)``."""
-    args = ", ".join(p.name for p in WIN_PROBABILITY.parameters)
-    return f"""CREATE OR REPLACE TEMP MACRO win_probability(tbl, player_a, player_b, {sql_parameter_list(WIN_PROBABILITY.parameters)}) AS TABLE
-WITH {_packed_sql(WIN_PROBABILITY.name, only_named=True)}
+    """``CREATE TEMP MACRO win_probability(tbl, player_a, player_b, system := NULL, league := NULL, ...)``, with
+    the parameters of every forecast registered now."""
+    signature = win_probability_signature()
+    args = _parameters_struct(signature.parameters)
+    return f"""CREATE OR REPLACE TEMP MACRO win_probability(tbl, player_a, player_b, {sql_parameter_list(signature.parameters)}) AS TABLE
+WITH {_packed_sql(signature.name, only_named=True)}
 SELECT unnest({PROBABILITY_UDF}({_pack()}, tbl, CAST(to_json(player_a) AS VARCHAR), CAST(to_json(player_b) AS VARCHAR), {args}), recursive := true)
 """
 
 
 def matrix_macro_sql() -> str:
-    """``CREATE TEMP MACRO win_matrix(tbl, top := 20, system := NULL, league := NULL, ...)``."""
-    args = ", ".join(p.name for p in WIN_MATRIX.parameters)
-    return f"""CREATE OR REPLACE TEMP MACRO win_matrix(tbl, {sql_parameter_list(WIN_MATRIX.parameters)}) AS TABLE
-WITH {_packed_sql(WIN_MATRIX.name, only_named=False)}
-SELECT unnest({MATRIX_UDF}({_pack()}, tbl, {args}), recursive := true)
+    """``CREATE TEMP MACRO win_matrix(tbl, top := 20, system := NULL, league := NULL, ...)``, with the
+    parameters of every forecast registered now."""
+    signature = win_matrix_signature()
+    top, *rest = signature.parameters
+    args = _parameters_struct(rest)
+    return f"""CREATE OR REPLACE TEMP MACRO win_matrix(tbl, {sql_parameter_list(signature.parameters)}) AS TABLE
+WITH {_packed_sql(signature.name, only_named=False)}
+SELECT unnest({MATRIX_UDF}({_pack()}, tbl, {top.name}, {args}), recursive := true)
 """

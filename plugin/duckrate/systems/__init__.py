@@ -1,5 +1,11 @@
-"""Sequential rating systems: one module per system (numba kernel + Polars wrapper)."""
+"""Sequential rating systems: one module per system (numba kernel, its registry entry, its Python function).
 
+The registry lines: each system's entry added to :data:`duckrate.core.registry.SYSTEMS`, in the order the
+docs, the dbt lists and the tests show them. Two-player systems (over ``matches``) then contest systems (over
+``contest_results``).
+"""
+
+from duckrate.core.registry import SYSTEMS
 from duckrate.systems.bar import BAR, bar
 from duckrate.systems.chance import CHANCE, chance
 from duckrate.systems.codeforces import CODEFORCES, codeforces
@@ -14,15 +20,24 @@ from duckrate.systems.topcoder import TOPCODER, topcoder
 from duckrate.systems.trueskill import TRUESKILL, trueskill
 from duckrate.systems.trueskill_contest import TRUESKILL_CONTEST, trueskill_contest
 
-# The registries: every two-player system (over matches) and every contest system (over ranked results).
-REPLAY_SYSTEMS = (ELO, GLICKO, GLICKO2, TRUESKILL, CHANCE, ELO2K, PAIRWISE)
-CONTEST_SYSTEMS = (ELO_MMR, CODEFORCES, TOPCODER, TRUESKILL_CONTEST, GLICKO_CONTEST, BAR)
+SYSTEMS.add(ELO)
+SYSTEMS.add(GLICKO)
+SYSTEMS.add(GLICKO2)
+SYSTEMS.add(TRUESKILL)
+SYSTEMS.add(CHANCE)
+SYSTEMS.add(ELO2K)
+SYSTEMS.add(PAIRWISE)
+SYSTEMS.add(ELO_MMR)
+SYSTEMS.add(CODEFORCES)
+SYSTEMS.add(TOPCODER)
+SYSTEMS.add(TRUESKILL_CONTEST)
+SYSTEMS.add(GLICKO_CONTEST)
+SYSTEMS.add(BAR)
 
 __all__ = [
     "BAR",
     "CHANCE",
     "CODEFORCES",
-    "CONTEST_SYSTEMS",
     "ELO",
     "ELO2K",
     "ELO_MMR",
@@ -30,7 +45,7 @@ __all__ = [
     "GLICKO2",
     "GLICKO_CONTEST",
     "PAIRWISE",
-    "REPLAY_SYSTEMS",
+    "SYSTEMS",
     "TOPCODER",
     "TRUESKILL",
     "TRUESKILL_CONTEST",

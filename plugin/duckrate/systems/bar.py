@@ -47,6 +47,7 @@ BAR = ContestSystem(
         Parameter("kappa", 1e-4, "a finite floor κ in (0, 1] on the sd's shrink factor", lambda v: 0 < v <= 1),
     ),
     run=run_bar,
+    grid={"beta": [200.0, 315.08922206661885, 400.0], "drift": [20.0, 35.0, 50.0]},
 )
 
 

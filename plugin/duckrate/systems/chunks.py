@@ -19,6 +19,10 @@ import polars as pl
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.progress import Progress
 
+# The most input rows (matches, or contest results) a replay hands to its kernel at once, by default: longer
+# histories replay in chunks in time order, each continuing from the state the one before left.
+DEFAULT_CHUNK_ROWS = 2_000_000
+
 
 def check_chunk_size(chunk_size) -> int:
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:

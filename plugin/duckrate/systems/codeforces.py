@@ -250,6 +250,9 @@ CODEFORCES = ContestSystem(
         Parameter("weight", 1.0, "a finite weight of a contest's performance > 0 (variant 'reference')", positive),
     ),
     run=run_codeforces,
+    # its ratings scale with beta around the initial rating: their order (all the metrics see) does not change,
+    # so its grid is over the update's weight
+    grid={"weight": [0.5, 0.75, 1.0, 1.5, 2.0]},
 )
 
 

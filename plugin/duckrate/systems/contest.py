@@ -28,18 +28,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from duckrate.core.contests import PreparedContests, contest_columns_from_polars, prepare_contests
-from duckrate.core.parameters import Parameter, Signature, positive
+from duckrate.core.contests import CONTEST_RESULTS, PreparedContests, contest_columns_from_polars, prepare_contests
+from duckrate.core.parameters import Parameter, positive
 from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
-from duckrate.systems.chunks import check_chunk_size, replay_in_chunks
+from duckrate.core.protocol import InputShape, System
+from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS, check_chunk_size, replay_in_chunks
 from duckrate.systems.contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
 from duckrate.systems.saved_state import RebuildRequired, state_frame
-from duckrate.systems.two_player import DEFAULT_CHUNK_ROWS
 
 # Columns of one contest replay row (one per contest and participant), in the contract's order.
 OUTPUT_COLUMNS = (
@@ -66,8 +67,11 @@ INITIAL_SD = Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", positive
 
 
 @dataclass(frozen=True, kw_only=True)
-class ContestSystem(Signature):
-    """A rating system over ranked contests: its signature and its ``run`` (see the module docstring)."""
+class ContestSystem(System):
+    """A rating system over ranked contests (:class:`~duckrate.core.protocol.System` over
+    :data:`~duckrate.core.contests.CONTEST_RESULTS`): its signature and its ``run`` (see the module docstring)."""
+
+    input: ClassVar[InputShape] = CONTEST_RESULTS
 
     run: Callable[
         [PreparedContests, dict | None, dict, ContestStart], tuple[dict[str, np.ndarray], Callable[[], pl.Series]]
@@ -78,7 +82,7 @@ class ContestSystem(Signature):
         columns: dict[str, pa.Array],
         priors,
         params: dict,
-        table: str = "contest_results",
+        table: str | None = None,
         state=None,
         want_state: bool = False,
     ):
@@ -87,7 +91,7 @@ class ContestSystem(Signature):
         and (with ``want_state``) the state table after these contests (:mod:`.contest_state`). Raises
         :class:`RebuildRequired` when ``state`` cannot be continued with these contests."""
         params = self.resolve(params)
-        prepared = prepare_contests(columns, table)
+        prepared = prepare_contests(columns, table or CONTEST_RESULTS.name)
         old = state_frame(state) if state is not None else None
         if old is not None and old.height:
             start = continue_contests(self, columns, prepared, params, old)
@@ -104,13 +108,11 @@ class ContestSystem(Signature):
         new_state = contest_state_frame(self, columns, prepared, params, start, player_values(), old)
         return prepared, computed, new_state
 
-    def resume_problem(
-        self, columns: dict[str, pa.Array], params: dict, state, table: str = "contest_results"
-    ) -> str | None:
+    def resume_problem(self, columns: dict[str, pa.Array], params: dict, state, table: str | None = None) -> str | None:
         """Why ``state`` cannot be continued with these contests (the :class:`RebuildRequired` message a
         continuation would raise), or None when it can; nothing is rated."""
         params = self.resolve(params)
-        prepared = prepare_contests(columns, table)
+        prepared = prepare_contests(columns, table or CONTEST_RESULTS.name)
         old = state_frame(state)
         try:
             if old.height:

@@ -15,11 +15,12 @@ import numpy as np
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.forecast import Forecast, Players, Probabilities, column
 from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import initial_states
-from duckrate.core.scales import LN10
+from duckrate.core.scales import LN10, natural_per_point
 from duckrate.systems.saved_state import EndState, StartState, StateField, league_players
 from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
@@ -145,6 +146,13 @@ def _check_schedule(params: dict) -> None:
         )
 
 
+def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
+    """The replay's ``expected_a`` between two rated players (no draw model)."""
+    advantage = np.full(a.shape[0], params["advantage"])
+    per_point = natural_per_point(params["scale"])
+    return logistic_forecasts(column(players, "rating", a), column(players, "rating", b), advantage, per_point), None
+
+
 ELO = ReplaySystem(
     name="elo",
     summary="Elo (Elo 1978), with a fixed K or the decaying schedule of Tang, Wang & Jin (Appendix D).",
@@ -173,6 +181,8 @@ ELO = ReplaySystem(
     has_sd=False,
     player_state=(StateField("rating"),),
     check_resume=check_schedule_resume,
+    forecast=Forecast(_forecast, uses=("scale", "advantage")),
+    grid={"k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]},
 )
 
 

@@ -28,6 +28,7 @@ import numpy as np
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.forecast import Forecast, Players, Probabilities
 from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
@@ -38,7 +39,8 @@ from duckrate.systems.elo import (  # the same refusal: a decaying schedule whos
     check_schedule_resume,
 )
 from duckrate.systems.player_seeds import player_digests, uniform_rows
-from duckrate.systems.saved_state import EndState, StartState, StateField, league_players
+from duckrate.systems.saved_state import EndState, StartState, StateField, field_values, league_players
+from duckrate.systems.state_players import league_fields, players_frame, state_rows
 from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 
@@ -222,6 +224,30 @@ def _check_schedule(params: dict) -> None:
 
 DEFAULT_ETA = ELO.defaults["k"] * LN10 / ELO.defaults["scale"]  # the step of default Elo, in natural units
 
+
+def _read_state(state: pl.DataFrame, saved: dict) -> Players:
+    """Each player's vector pair from a saved state, rated against the league's field as the replay reports."""
+    players = state_rows(state, "player")
+    values = field_values(players["value"], ELO2K.player_state, saved, "player")
+    league, fields = league_fields(players, state, ELO2K, saved)
+    u, v = np.ascontiguousarray(values["u"]), np.ascontiguousarray(values["v"])
+    rating = field_ratings(
+        u,
+        v,
+        league,
+        np.ascontiguousarray(fields["sum_u"]),
+        np.ascontiguousarray(fields["sum_v"]),
+        fields["players"].astype(np.int64),
+        saved["initial"],
+        points_per_natural(saved["scale"]),
+    )
+    return Players(players_frame(players, rating, None), {"u": u, "v": v}, saved=saved)
+
+
+def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
+    return elo2k_forecasts(players.vectors["u"], players.vectors["v"], a, b), None
+
+
 ELO2K = ReplaySystem(
     name="elo2k",
     summary=(
@@ -267,6 +293,8 @@ ELO2K = ReplaySystem(
         StateField("sum_v", lambda params: params["dim"]),
     ),
     check_resume=check_schedule_resume,
+    forecast=Forecast(_forecast, read_state=_read_state, state_holds="each player's vector pair"),
+    grid={"eta": [0.05, 0.1, 0.18420680743952367, 0.3]},
 )
 
 

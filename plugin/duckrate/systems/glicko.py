@@ -21,6 +21,7 @@ import numpy as np
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.forecast import Forecast, Players, Probabilities, column
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
@@ -35,7 +36,7 @@ from duckrate.systems.glicko_common import (
     carried_start,
     check_rd_min_below_rd,
 )
-from duckrate.systems.glicko_rules import GLICKO_RULES, run_periodic
+from duckrate.systems.glicko_rules import GLICKO_RULES, glicko_forecasts, run_periodic
 from duckrate.systems.periods import row_periods
 from duckrate.systems.saved_state import EndState, StartState, StateField
 from duckrate.systems.two_player import ReplaySystem, replay_frame
@@ -78,6 +79,13 @@ def _check(params: dict) -> None:
     check_rd_min_below_rd(params, "glicko")
 
 
+def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
+    """Glicko's expected score (eq. 10): both RDs first grow by one rating period, as before their next game."""
+    rating_a, rd_a = column(players, "rating", a), column(players, "sd", a)
+    rating_b, rd_b = column(players, "rating", b), column(players, "sd", b)
+    return glicko_forecasts(rating_a, rd_a, rating_b, rd_b, params["c"], params["rd_max"]), None
+
+
 GLICKO = ReplaySystem(
     name="glicko",
     summary="Glicko (Glickman 1999), with rating periods from a period column or period_length.",
@@ -94,6 +102,8 @@ GLICKO = ReplaySystem(
     has_sd=True,
     player_state=(StateField("rating"), StateField("rd"), *(StateField(name) for name in CARRIED_FIELDS)),
     periods=_periods,
+    forecast=Forecast(_forecast, uses=("c", "rd_max")),
+    grid={"c": [0.0, 10.0, 20.0, 34.6, 50.0, 70.0]},
 )
 
 

@@ -22,6 +22,7 @@ import math
 import numpy as np
 import polars as pl
 
+from duckrate.core.forecast import Forecast, Players, Probabilities, column
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
@@ -36,7 +37,7 @@ from duckrate.systems.glicko_common import (
     carried_start,
     check_rd_min_below_rd,
 )
-from duckrate.systems.glicko_rules import GLICKO2_RULES, SCALE, run_periodic
+from duckrate.systems.glicko_rules import GLICKO2_RULES, SCALE, glicko2_forecasts, run_periodic
 from duckrate.systems.periods import row_periods
 from duckrate.systems.saved_state import EndState, StartState, StateField
 from duckrate.systems.two_player import ReplaySystem, replay_frame
@@ -89,6 +90,12 @@ def _check(params: dict) -> None:
     check_rd_min_below_rd(params, "glicko2")
 
 
+def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
+    """Glicko-2's expected score E(μ, μ_j, φ_j) on the display scale."""
+    rating_a, rd_a = column(players, "rating", a), column(players, "sd", a)
+    return glicko2_forecasts(rating_a, rd_a, column(players, "rating", b), column(players, "sd", b)), None
+
+
 GLICKO2 = ReplaySystem(
     name="glicko2",
     summary="Glicko-2 (Glickman 2012), with rating periods as Glicko.",
@@ -115,6 +122,8 @@ GLICKO2 = ReplaySystem(
         *(StateField(name) for name in CARRIED_FIELDS),
     ),
     periods=_periods,
+    forecast=Forecast(_forecast),
+    grid={"tau": [0.3, 0.5, 0.8, 1.2], "volatility": [0.03, 0.06, 0.09]},
 )
 
 

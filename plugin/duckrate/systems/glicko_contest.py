@@ -46,6 +46,7 @@ GLICKO_CONTEST = ContestSystem(
         DRIFT,
     ),
     run=run_glicko_contest,
+    grid={"beta": [200.0, 315.08922206661885, 400.0], "drift": [20.0, 35.0, 50.0]},
 )
 
 

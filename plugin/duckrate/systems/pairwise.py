@@ -21,12 +21,14 @@ import numpy as np
 import polars as pl
 import pyarrow.compute as pc
 
+from duckrate.core.forecast import PAIR_COUNTS, Forecast, Players, Probabilities
 from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import reject_priors
 from duckrate.core.scales import points_per_natural
-from duckrate.systems.saved_state import EndState, StartState, StateField
+from duckrate.systems.saved_state import EndState, StartState, StateField, field_values
+from duckrate.systems.state_players import league_fields, players_frame, state_rows
 from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 
@@ -222,6 +224,51 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     )
 
 
+def _read_state(state: pl.DataFrame, saved: dict) -> Players:
+    """Ratings as the replay reports them against the league's whole field; the pair rows (saved once per
+    pair, the lower name as ``player``) in both directions: (league, a, b, wins of a, games)."""
+    players = state_rows(state, "player")
+    values = field_values(players["value"], PAIRWISE.player_state, saved, "player")
+    league, fields = league_fields(players, state, PAIRWISE, saved)
+    rating = field_ratings(
+        values["logit_sum"],
+        fields["players"][league].astype(np.int64),
+        saved["initial"],
+        points_per_natural(saved["scale"]),
+    )
+    pairs = state_rows(state, "pair")
+    counts = field_values(pairs["value"], PAIRWISE.pair_state, saved, "pair")
+    forward = pl.DataFrame(
+        {
+            "league": pairs["league"],
+            "a": pairs["player"],
+            "b": pairs["opponent"],
+            "wins_a": counts["wins_player"],
+            "games": counts["games"],
+        },
+        schema=PAIR_COUNTS,
+    )
+    backward = forward.select(
+        "league", pl.col("b").alias("a"), pl.col("a").alias("b"), pl.Series("wins_a", counts["wins_opponent"]), "games"
+    )
+    return Players(players_frame(players, rating, None), pairs=pl.concat([forward, backward]), saved=saved)
+
+
+def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
+    """Each pair's counts (a pair that never met has none: P = ½)."""
+    names = players.frame.select("league", "player")
+    queries = pl.DataFrame(
+        {"league": names["league"].gather(a), "a": names["player"].gather(a), "b": names["player"].gather(b)}
+    ).with_row_index("query")
+    counts = (
+        queries.join(players.pairs, on=["league", "a", "b"], how="left", nulls_equal=True)
+        .sort("query")
+        .select(pl.col("wins_a").fill_null(0.0), pl.col("games").fill_null(0.0))
+    )
+    prior_games = players.saved["prior_games"]
+    return pairwise_forecasts(counts["wins_a"].to_numpy(), counts["games"].to_numpy(), prior_games), None
+
+
 PAIRWISE = ReplaySystem(
     name="pairwise",
     summary=(
@@ -243,6 +290,8 @@ PAIRWISE = ReplaySystem(
     player_state=(StateField("logit_sum"),),
     league_state=(StateField("players"),),
     pair_state=(StateField("wins_player"), StateField("wins_opponent"), StateField("games")),
+    forecast=Forecast(_forecast, read_state=_read_state, state_holds="each pair's win counts"),
+    grid={"prior_games": [2.0, 5.0, 10.0, 20.0, 40.0]},
 )
 
 

@@ -12,21 +12,8 @@ from __future__ import annotations
 
 import polars as pl
 
-from duckrate.core.errors import DuckrateInputError
-from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.core.registry import SYSTEMS
 from duckrate.systems.saved_state import RebuildRequired
-from duckrate.systems.two_player import replay_with_state as _replay_with_state
-
-_SYSTEMS = {system.name: system for system in REPLAY_SYSTEMS}
-_CONTEST_SYSTEMS = {system.name: system for system in CONTEST_SYSTEMS}  # over contest_results, not matches
-
-
-def _system(name: str):
-    if name not in _SYSTEMS:
-        raise DuckrateInputError(
-            f"replay_state: unknown system {name!r}; expected one of {', '.join([*_SYSTEMS, *_CONTEST_SYSTEMS])}"
-        )
-    return _SYSTEMS[name]
 
 
 def replay_with_state(
@@ -61,9 +48,8 @@ def replay_with_state(
     RebuildRequired
         When the state cannot be continued with these matches (a late match, other parameters...).
     """
-    if system in _CONTEST_SYSTEMS:
-        return _CONTEST_SYSTEMS[system].with_state(matches, state=state, priors=priors, chunk_size=chunk_size, **params)
-    return _replay_with_state(_system(system), matches, priors, state, chunk_size, **params)
+    chosen = SYSTEMS.get(system, "replay_state")
+    return chosen.with_state(matches, state=state, priors=priors, chunk_size=chunk_size, **params)
 
 
 def replay_state(

@@ -132,6 +132,7 @@ TOPCODER = ContestSystem(
         Parameter("weight_limit", 0.18, "a veteran's weight in (0, 1)", _weight),
     ),
     run=run_topcoder,
+    grid={"weight_limit": [0.12, 0.18, 0.24], "weight_noob": [0.4, 0.6, 0.8]},
 )
 
 

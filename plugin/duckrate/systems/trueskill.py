@@ -29,10 +29,12 @@ import numpy as np
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.forecast import Forecast, Players, Probabilities, column
 from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches, reject_weights, row_key_text
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.saved_state import EndState, StartState, StateField
 from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
@@ -392,6 +394,14 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     return out, EndState(player=player)
 
 
+def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
+    """P(A wins) + ½ P(draw) and P(draw) from μ and σ, after τ's growth, as before their next match."""
+    epsilon = draw_margin(params["draw_probability"], params["beta"])
+    mu_a, sigma_a = column(players, "rating", a), column(players, "sd", a)
+    mu_b, sigma_b = column(players, "rating", b), column(players, "sd", b)
+    return trueskill_forecasts(mu_a, sigma_a, mu_b, sigma_b, params["beta"], params["tau"], epsilon)
+
+
 TRUESKILL = ReplaySystem(
     name="trueskill",
     summary=(
@@ -409,6 +419,9 @@ TRUESKILL = ReplaySystem(
     check_matches=_check_outcomes,
     has_sd=True,
     player_state=(StateField("mu"), StateField("sigma")),
+    scale=TRUESKILL_MU,
+    forecast=Forecast(_forecast, uses=("beta", "tau", "draw_probability")),
+    grid={"beta": [25 / 12, 25 / 6, 25 / 3], "tau": [0.0, 25 / 300, 25 / 100]},
 )
 
 

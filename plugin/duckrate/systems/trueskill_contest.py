@@ -354,6 +354,7 @@ TRUESKILL_CONTEST = ContestSystem(
         Parameter("convergence", 1e-4, "a finite message change > 0 that ends the rounds", positive),
     ),
     run=run_trueskill_contest,
+    grid={"beta": [125.0, 175.0, 225.0], "drift": [20.0, 35.0, 50.0]},
 )
 
 

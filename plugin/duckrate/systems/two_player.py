@@ -9,16 +9,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, ClassVar
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from duckrate.core.matches import PreparedMatches, columns_from_polars, prepare_matches
-from duckrate.core.parameters import Signature
+from duckrate.core.matches import MATCHES, PreparedMatches, columns_from_polars, prepare_matches
 from duckrate.core.priors import prior_columns
-from duckrate.systems.chunks import check_chunk_size, replay_in_chunks
+from duckrate.core.protocol import InputShape, System
+from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS, check_chunk_size, replay_in_chunks
 from duckrate.systems.saved_state import (
     RebuildRequired,
     StartState,
@@ -67,9 +68,6 @@ OUTPUT_COLUMNS = (
     "sd_b_after",
 )
 SD_COLUMNS = ("sd_a_before", "sd_b_before", "sd_a_after", "sd_b_after")
-# The most input rows (matches, or contest results) a replay hands to its kernel at once, by default: longer
-# histories replay in chunks in time order, each continuing from the state the one before left.
-DEFAULT_CHUNK_ROWS = 2_000_000
 
 
 def new_outputs(n_rows: int, has_sd: bool = True) -> dict[str, np.ndarray | None]:
@@ -89,12 +87,15 @@ def kernel_outputs(outputs: dict[str, np.ndarray | None]) -> tuple[np.ndarray, .
 
 
 @dataclass(frozen=True, kw_only=True)
-class ReplaySystem(Signature):
-    """A rating system replayed over matches in time order: its :class:`Signature` (name, parameters,
-    check) and how it runs."""
+class ReplaySystem(System):
+    """A rating system replayed over two-player matches in time order (:class:`~duckrate.core.protocol.System`
+    over :data:`~duckrate.core.matches.MATCHES`): its signature, its ``run`` and its saved state.
 
-    run: Callable[[PreparedMatches, dict | None, dict], dict[str, np.ndarray | None]]
-    has_sd: bool = True  # False: the sd_* columns are NULL (the SQL macro writes them, the UDF skips them)
+    ``run(prepared, priors, params, start) -> (outputs, end)`` rates prepared matches from a start state:
+    ``outputs`` are the computed columns by input row (:func:`new_outputs`), ``end`` the state after them."""
+
+    input: ClassVar[InputShape] = MATCHES
+    run: Callable[[PreparedMatches, dict | None, dict, StartState], tuple[dict[str, np.ndarray | None], Any]]
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
     check_matches: Callable[[dict, PreparedMatches, str], None] = field(default=lambda columns, prepared, table: None)
@@ -108,6 +109,22 @@ class ReplaySystem(Signature):
     check_resume: Callable[[PreparedMatches, dict, StartState], str | None] = field(
         default=lambda prepared, params, start: None
     )
+
+    def replay(self, columns, priors, params, table=None, state=None, want_state=False, partial_state=False):
+        """:func:`run_replay` (the SQL macros pass ``partial_state``)."""
+        return run_replay(self, columns, priors, params, table or MATCHES.name, state, want_state, partial_state)
+
+    def resume_problem(self, columns, params, state, table=None, partial_state=False):
+        """:func:`resume_problem`."""
+        return resume_problem(self, columns, params, state, table or MATCHES.name, partial_state)
+
+    def with_state(self, frame, state=None, priors=None, chunk_size=None, want_state=True, **params):
+        """:func:`replay_with_state`."""
+        return replay_with_state(self, frame, priors, state, chunk_size, want_state, **params)
+
+    def forecasts(self, prepared: PreparedMatches, priors, params: dict) -> np.ndarray:
+        """:func:`replay_forecasts` (tuning)."""
+        return replay_forecasts(self, prepared, priors, params)
 
 
 def run_replay(

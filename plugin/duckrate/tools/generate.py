@@ -1,10 +1,16 @@
 """The files generated from the registries (:mod:`duckrate.registry`): the reference page, the dbt
-macros that list the systems and the yml of their replay models. ``python -m duckrate.cli generate`` writes them into a checkout; a test fails
+macros that list the systems, the yml of their replay models and the package's exports of the system
+functions. ``python -m duckrate.cli generate`` writes them into a checkout; a test fails
 when one in the repository differs from what this module gives."""
 
 from __future__ import annotations
 
-from duckrate.registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+import re
+from pathlib import Path
+
+from duckrate.core.contests import CONTEST_RESULTS
+from duckrate.core.matches import MATCHES
+from duckrate.registry import SYSTEMS
 from duckrate.tools.reference import reference_markdown
 from duckrate.tools.replay_models import replays_yml
 
@@ -22,18 +28,39 @@ def _systems_macro(macro: str, var: str, what: str, systems) -> str:
     return _SYSTEMS_MACRO.format(macro=macro, var=var, what=what, names=names)
 
 
+_PACKAGE_INIT = Path(__file__).resolve().parent.parent / "__init__.py"
+_BLOCK = re.compile(r"(# generated \((?P<what>[^)]*)\)[^\n]*\n)(?P<body>.*?)(# end generated)", re.S)
+
+
+def package_init(text: str) -> str:
+    """``duckrate/__init__.py`` with its generated blocks rewritten from the registry: every system's Python
+    function imported by name (``duckrate.elo``, visible to editors) and listed in ``__all__``."""
+    names = sorted(system.name for system in SYSTEMS)
+    listed = "".join(f"    {name},\n" for name in names)
+    quoted = "".join(f'    "{name}",\n' for name in names)
+    bodies = {
+        "system functions": f"from duckrate.systems import (\n{listed})\n\n",
+        "their names": f"__all__ += [\n{quoted}]\n",
+    }
+    return _BLOCK.sub(lambda m: m.group(1) + bodies[m.group("what")] + m.group(4), text)
+
+
 def generated_files() -> dict[str, str]:
     """Each generated file's path in the repository and its text."""
     return {
+        "plugin/duckrate/__init__.py": package_init(_PACKAGE_INIT.read_text()),
         "docs/reference.md": reference_markdown(),
         "macros/_systems.sql": _systems_macro(
-            "_systems", "duckrate_systems", "The two-player replays that are built and feed the marts", REPLAY_SYSTEMS
+            "_systems",
+            "duckrate_systems",
+            "The two-player replays that are built and feed the marts",
+            SYSTEMS.of(MATCHES),
         ),
         "macros/_contest_systems.sql": _systems_macro(
             "_contest_systems",
             "duckrate_contest_systems",
             "The contest replays that are built and feed the contest marts",
-            CONTEST_SYSTEMS,
+            SYSTEMS.of(CONTEST_RESULTS),
         ),
         "models/replays/replays.yml": replays_yml(),
     }

@@ -4,11 +4,18 @@ a test fails when the file in the repository is stale."""
 
 from __future__ import annotations
 
+from duckrate.core.contests import CONTEST_RESULTS
+from duckrate.core.matches import MATCHES
 from duckrate.core.parameters import Parameter
-from duckrate.evaluation.win_probability import WIN_MATRIX, WIN_MATRIX_COLUMNS, WIN_PROBABILITY, WIN_PROBABILITY_COLUMNS
+from duckrate.evaluation.win_probability import (
+    WIN_MATRIX_COLUMNS,
+    WIN_PROBABILITY_COLUMNS,
+    win_matrix_signature,
+    win_probability_signature,
+)
 from duckrate.fits.bradley_terry import OUTPUT_SCHEMA as BT_FIT_COLUMNS
 from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA as BT_LR_TEST_COLUMNS
-from duckrate.registry import CONTEST_SYSTEMS, FITS, MARTS, REPLAY_SYSTEMS, TESTS
+from duckrate.registry import FITS, MARTS, SYSTEMS, TESTS
 from duckrate.systems.contest import OUTPUT_COLUMNS as CONTEST_COLUMNS
 from duckrate.systems.two_player import OUTPUT_COLUMNS as REPLAY_COLUMNS
 from duckrate.systems.two_player import SD_COLUMNS
@@ -49,7 +56,7 @@ def _section(
 def reference_markdown() -> str:
     """The text of docs/reference.md."""
     lines = [HEADER, "## Two-player replays (over matches)", ""]
-    for system in REPLAY_SYSTEMS:
+    for system in SYSTEMS.of(MATCHES):
         note = "" if system.has_sd else f"No sd: {', '.join(f'`{c}`' for c in SD_COLUMNS)} are NULL."
         lines += _section(
             f"`{system.name}_replay`",
@@ -61,7 +68,7 @@ def reference_markdown() -> str:
             system.summary,
         )
     lines += ["## Contest replays (over ranked results)", ""]
-    for system in CONTEST_SYSTEMS:
+    for system in SYSTEMS.of(CONTEST_RESULTS):
         lines += _section(
             f"`{system.name}_replay`",
             f"SELECT * FROM {system.name}_replay('contest_results', ...)",
@@ -102,10 +109,12 @@ def reference_markdown() -> str:
             mart.parameters,
             _columns(name for name, _ in mart.returns),
         )
+    from_state = ", ".join(s.name for s in SYSTEMS.of(MATCHES) if s.forecast is not None and s.forecast.from_state)
+    win_probability, win_matrix = win_probability_signature(), win_matrix_signature()
     lines += [
         "## Forecasts (over ratings)",
         "",
-        "Over a `bt_fit` result, a leaderboard, a replay table or (chance, elo2k, pairwise) a saved state; see "
+        f"Over a `bt_fit` result, a leaderboard, a replay table or ({from_state}) a saved state; see "
         "sql.md. A NULL forecast parameter takes the system's replay default shown.",
         "",
     ]
@@ -113,16 +122,16 @@ def reference_markdown() -> str:
         "`win_probability`",
         "SELECT * FROM win_probability('ratings', 'player A', 'player B', ...)",
         "duckrate.win_probability(ratings, player_a, player_b, ...)",
-        WIN_PROBABILITY.parameters,
+        win_probability.parameters,
         _columns(WIN_PROBABILITY_COLUMNS),
-        summary=WIN_PROBABILITY.summary,
+        summary=win_probability.summary,
     )
     lines += _section(
         "`win_matrix`",
         "SELECT * FROM win_matrix('ratings', ...)",
         "duckrate.win_matrix(ratings, ...)",
-        WIN_MATRIX.parameters,
+        win_matrix.parameters,
         _columns(WIN_MATRIX_COLUMNS),
-        summary=WIN_MATRIX.summary,
+        summary=win_matrix.summary,
     )
     return "\n".join(lines).rstrip() + "\n"

@@ -10,7 +10,9 @@ from __future__ import annotations
 import json
 import textwrap
 
-from duckrate.registry import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.core.contests import CONTEST_RESULTS
+from duckrate.core.matches import MATCHES
+from duckrate.registry import SYSTEMS
 from duckrate.systems.contest import OUTPUT_COLUMNS as CONTEST_REPLAY_COLUMNS
 from duckrate.systems.two_player import OUTPUT_COLUMNS as MATCH_REPLAY_COLUMNS
 
@@ -94,7 +96,7 @@ def replays_yml() -> str:
     lines += _columns_anchor("replay_columns", MATCH_REPLAY_COLUMNS, MATCH_REPLAY_COLUMN_DOCS)
     lines += ["", *_columns_anchor("contest_columns", CONTEST_REPLAY_COLUMNS, CONTEST_REPLAY_COLUMN_DOCS)]
     lines += ["", "models:"]
-    for system in REPLAY_SYSTEMS:
+    for system in SYSTEMS.of(MATCHES):
         lines += [f"  - name: replay_{system.name}"]
         lines += _description(
             f"{system.summary} Over the staged matches, one row per match with the forecast made before it; "
@@ -102,7 +104,7 @@ def replays_yml() -> str:
             f"(replay_{system.name}__state) when new matches arrive."
         )
         lines += ["    columns: *replay_columns"]
-    for system in CONTEST_SYSTEMS:
+    for system in SYSTEMS.of(CONTEST_RESULTS):
         lines += [f"  - name: replay_{system.name}"]
         lines += _description(
             f"{system.summary} Over the staged contest results, one row per contest and participant; parameters "

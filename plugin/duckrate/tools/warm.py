@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import time
 
-from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
+from duckrate.core.contests import CONTEST_RESULTS
+from duckrate.core.matches import MATCHES
+from duckrate.core.registry import FITS, SYSTEMS
 
 
 def _replay_calls(systems, table: str) -> tuple[str, ...]:
@@ -28,14 +30,13 @@ def _replays_union(systems, table: str) -> str:
 
 #: One call per code path a user reaches from SQL: every replay and contest system (a replay, its state and
 #: both), each Bradley-Terry solver and uncertainty kind, the tests and the marts.
-TWO_PLAYER_CALLS = _replay_calls(REPLAY_SYSTEMS, "m") + (
+FIT_CALLS = (
     "SELECT count(*) FROM bt_fit('m')",
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, home_advantage := true, uncertainty := 'sparse', anchor_player := 'p000001')",
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, uncertainty := 'bootstrap', resamples := 3)",
     "SELECT count(*) FROM bt_fit('m', method := 'mm', prior_sd := 300)",
     "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
 )
-CONTEST_CALLS = _replay_calls(CONTEST_SYSTEMS, "c")
 MART_CALLS = (
     "SELECT count(*) FROM leaderboard('r')",
     "SELECT count(*) FROM calibration_bins('r')",
@@ -45,30 +46,50 @@ MART_CALLS = (
     "SELECT count(*) FROM contest_leaderboard('cr')",
     "SELECT count(*) FROM contest_metrics('cr')",
     "SELECT count(*) FROM contest_metrics('cr', definition := 'all_contests')",
-    "SELECT count(*) FROM tune('elo', 'm', grid := {'k': [16.0, 32.0]})",
-    "SELECT count(*) FROM tune_contests('elo_mmr', 'c', grid := {'beta': [200.0]})",
 )
 
 
-# The forecasts (win_probability, win_matrix): each system's over the replays, the saved states of the systems
-# that forecast from them (tables s_<system>, made by warm()) and a Bradley-Terry fit (table bt).
-STATE_FORECAST_SYSTEMS = ("chance", "elo2k", "pairwise")
-FORECAST_CALLS = (
-    "SELECT count(*) FROM win_probability('r', 'p000001', 'p000002', system := 'elo')",
-    *(
-        f"SELECT count(*) FROM win_matrix('r', top := 5, system := '{name}')"
-        for name in ("elo", "glicko", "glicko2", "trueskill")
-    ),
-    *(f"SELECT count(*) FROM win_matrix('s_{name}', top := 5)" for name in STATE_FORECAST_SYSTEMS),
-    "SELECT count(*) FROM win_matrix('bt', top := 5)",
-)
+def replay_calls() -> tuple[str, ...]:
+    """Every registered system's replay, state and both, over its input table (``m``: matches, ``c``:
+    contest results), and the fits and tests."""
+    return _replay_calls(SYSTEMS.of(MATCHES), "m") + FIT_CALLS + _replay_calls(SYSTEMS.of(CONTEST_RESULTS), "c")
+
+
+def tune_calls() -> tuple[str, ...]:
+    """``tune`` once per family, with a two-value grid of each first system's first grid parameter."""
+    calls = []
+    for shape, table, macro in ((MATCHES, "m", "tune"), (CONTEST_RESULTS, "c", "tune_contests")):
+        system = next((system for system in SYSTEMS.of(shape) if system.grid), None)
+        if system is not None:
+            name, values = next(iter(system.grid.items()))
+            calls.append(
+                f"SELECT count(*) FROM {macro}('{system.name}', '{table}', grid := {{'{name}': {list(values)[:2]}}})"
+            )
+    return tuple(calls)
+
+
+def forecast_calls() -> tuple[str, ...]:
+    """The forecasts (win_probability, win_matrix): each system's over the replays (table ``r``) or over its
+    saved state (tables ``s_<system>``, made by :func:`warm`), and each fit's (table ``fit_<name>``)."""
+    calls = []
+    for system in SYSTEMS.of(MATCHES):
+        if system.forecast is None:
+            continue
+        table = f"s_{system.name}" if system.forecast.from_state else "r"
+        chosen = "" if system.forecast.from_state else f", system := '{system.name}'"
+        calls.append(f"SELECT count(*) FROM win_matrix('{table}', top := 5{chosen})")
+    first = next((s for s in SYSTEMS.of(MATCHES) if s.forecast is not None and not s.forecast.from_state), None)
+    if first is not None:
+        calls.append(f"SELECT count(*) FROM win_probability('r', 'p000001', 'p000002', system := '{first.name}')")
+    calls += [f"SELECT count(*) FROM win_matrix('fit_{fit.name}', top := 5)" for fit in FITS if fit.forecast]
+    return tuple(calls)
 
 
 def called_macros() -> set[str]:
     """Names of the table macros :func:`warm` calls."""
     import re
 
-    calls = TWO_PLAYER_CALLS + CONTEST_CALLS + MART_CALLS + FORECAST_CALLS
+    calls = replay_calls() + MART_CALLS + tune_calls() + forecast_calls()
     return {name for sql in calls for name in re.findall(r"FROM (\w+)\(", sql)}
 
 
@@ -93,16 +114,19 @@ def warm(log=print, fresh: bool = False) -> float:
     con.register("contests_frame", contests)
     con.execute("CREATE TABLE m AS SELECT * FROM matches_frame")
     con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
-    for sql in TWO_PLAYER_CALLS + CONTEST_CALLS:
+    for sql in replay_calls():
         con.execute(sql).fetchall()
-    con.execute("CREATE TABLE r AS " + _replays_union(REPLAY_SYSTEMS, "m"))
-    con.execute("CREATE TABLE cr AS " + _replays_union(CONTEST_SYSTEMS, "c"))
-    for sql in MART_CALLS:
+    con.execute("CREATE TABLE r AS " + _replays_union(SYSTEMS.of(MATCHES), "m"))
+    con.execute("CREATE TABLE cr AS " + _replays_union(SYSTEMS.of(CONTEST_RESULTS), "c"))
+    for sql in MART_CALLS + tune_calls():
         con.execute(sql).fetchall()
-    for name in STATE_FORECAST_SYSTEMS:
-        con.execute(f"CREATE TABLE s_{name} AS SELECT * FROM {name}_state('m')")
-    con.execute("CREATE TABLE bt AS SELECT * FROM bt_fit('m')")
-    for sql in FORECAST_CALLS:
+    for system in SYSTEMS.of(MATCHES):
+        if system.forecast is not None and system.forecast.from_state:
+            con.execute(f"CREATE TABLE s_{system.name} AS SELECT * FROM {system.name}_state('m')")
+    for fit in FITS:
+        if fit.forecast is not None:
+            con.execute(f"CREATE TABLE fit_{fit.name} AS SELECT * FROM {fit.name}('m')")
+    for sql in forecast_calls():
         con.execute(sql).fetchall()
     con.close()
     seconds = time.perf_counter() - started

@@ -21,14 +21,13 @@ import numpy as np
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.matches import columns_from_polars, prepare_matches
+from duckrate.core.matches import MATCHES, columns_from_polars, prepare_matches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import prior_columns
 from duckrate.core.progress import Progress
+from duckrate.core.registry import SYSTEMS
 from duckrate.evaluation.contest_marts import contest_metrics
 from duckrate.evaluation.loss_curve import POINTS
-from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
-from duckrate.systems.two_player import replay_forecasts
 from duckrate.tuning.grids import parameter_sets
 from duckrate.tuning.scores import PROTOCOLS, LeagueSplit, league_scores
 
@@ -66,10 +65,6 @@ TUNING_SCHEMA = {
 }
 
 
-def _systems():
-    return {system.name: system for system in REPLAY_SYSTEMS}, {system.name: system for system in CONTEST_SYSTEMS}
-
-
 def _params_text(params: dict) -> str:
     return json.dumps(params, sort_keys=True, allow_nan=True)
 
@@ -84,7 +79,7 @@ def _two_player_rows(system, columns, sets, protocol, train_share, points, prior
     progress = Progress(f"tune {system.name}", len(resolved), "parameter sets")
 
     def one(params):
-        expected = replay_forecasts(system, prepared, priors, params)
+        expected = system.forecasts(prepared, priors, params)
         scores = league_scores(split, expected, prepared.score, protocol, train_share, points)
         progress.advance()
         return scores
@@ -152,7 +147,7 @@ def tune(
     data : a ``matches`` frame (two-player systems) or a ``contest_results`` frame (contest systems).
     system : a registered system's name (``'elo'``, ``'glicko2'``, ``'elo_mmr'``, ...).
     grid : ``{parameter: [values, ...]}`` (every combination), a list of ``{parameter: value}``, the same as
-        JSON text, or None for the system's default grid (:data:`duckrate.tuning.grids.DEFAULT_GRIDS`).
+        JSON text, or None for the system's default grid (its registry entry's ``grid``).
     protocol : ``'holdout'`` (criterion over the first ``train_share`` of each league's history, scores over
         the rest) or ``'cumulative'`` (criterion: the mean of the cumulative mean log loss over ``points``
         checkpoints, scores over everything); see :mod:`duckrate.tuning.scores`.
@@ -189,21 +184,22 @@ def tune_columns(
     protocol = PROTOCOL.check("tune", protocol)
     train_share = TRAIN_SHARE.check("tune", train_share)
     points = POINTS.check("tune", points)
-    two_player, contests = _systems()
-    if system not in two_player and system not in contests:
+    if system not in SYSTEMS:
         raise DuckrateInputError(
-            f"tune: unknown system {system!r}; expected one of {', '.join(sorted({**two_player, **contests}))}"
+            f"tune: unknown system {system!r}; expected one of {', '.join(sorted(SYSTEMS.names()))}"
         )
-    sets = parameter_sets(system, grid, fixed)
+    entry = SYSTEMS.get(system, "tune")
+    sets = parameter_sets(entry, grid, fixed)
     threads = max(1, min(len(sets), threads or os.cpu_count() or 1))
-    if system in contests and not isinstance(data, pl.DataFrame):
+    two_player = entry.input == MATCHES  # forecasts per match, scored by log loss; else contests, by ranks
+    if not two_player and not isinstance(data, pl.DataFrame):
         raise DuckrateInputError(f"tune: {system!r} is a contest system; tune it with tune_contests(system, tbl, ...)")
-    if system in two_player and isinstance(data, pl.DataFrame):
+    if two_player and isinstance(data, pl.DataFrame):
         data = columns_from_polars(data)
-    if system in two_player:
-        rows = _two_player_rows(two_player[system], data, sets, protocol, train_share, points, priors, threads, table)
+    if two_player:
+        rows = _two_player_rows(entry, data, sets, protocol, train_share, points, priors, threads, table)
     else:
-        rows = _contest_rows(contests[system], data, sets, protocol, train_share, priors, threads)
+        rows = _contest_rows(entry, data, sets, protocol, train_share, priors, threads)
     frame = pl.DataFrame(
         [{**{name: None for name in TUNING_COLUMNS}, **row, "system": system, "protocol": protocol} for row in rows],
         schema=TUNING_SCHEMA,

@@ -26,6 +26,7 @@ from scipy.sparse.csgraph import connected_components
 
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import (
+    MATCHES,
     OPTIONAL_COLUMNS,
     REQUIRED_COLUMNS,
     PreparedMatches,
@@ -34,10 +35,12 @@ from duckrate.core.matches import (
     covariate_column,
     prepare_matches,
 )
-from duckrate.core.parameters import Parameter, Signature
+from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
+from duckrate.core.protocol import Fit
+from duckrate.core.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
 from duckrate.core.scales import NATURAL_PER_POINT, POINTS_PER_NATURAL
-from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, with_interval_ranks
+from duckrate.fits.bradley_terry.forecast import BT_FORECAST
 from duckrate.fits.bradley_terry.league import LeagueData, fit_league
 from duckrate.fits.bradley_terry.pairs import Pairs, pairs_from_rows
 from duckrate.fits.bradley_terry.reweight import inverse_pair_frequency
@@ -46,8 +49,11 @@ from duckrate.fits.league_games import league_rows, name_ordered_codes
 BASE_RATING = 1500.0
 
 # Every parameter but the priors table, in the SQL macro's order (one place for defaults and checks).
-BT_FIT = Signature(
+BT_FIT = Fit(
     name="bt_fit",
+    input=MATCHES,
+    forecast=BT_FORECAST,
+    forecast_name="bt",
     parameters=(
         Parameter(
             "prior_sd",

@@ -2,7 +2,7 @@
 grouped ``applyInArrow`` function).
 
 The task receives a group's leaderboard rows, puts them in rank order and calls
-:func:`duckrate.evaluation.ranks.interval_ranks`, the function the DuckDB macros' UDF and the Python API
+:func:`duckrate.core.ranks.interval_ranks`, the function the DuckDB macros' UDF and the Python API
 call (tiers are a scan in rank order, not a window function), and returns the rows with the three columns
 appended.
 """
@@ -15,7 +15,7 @@ import pyarrow.compute as pc
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from duckrate.evaluation.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
+from duckrate.core.ranks import INTERVAL_RANK_COLUMNS, interval_ranks
 from duckrate.spark.arrow_tables import arrow_schema
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pyspark.sql import DataFrame, Window
 from pyspark.sql import functions as F
 
-from duckrate.evaluation.loss_by_gap import DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
+from duckrate.evaluation.loss_by_gap import DEFAULT_BIN_WIDTH, system_bin_widths
 from duckrate.evaluation.loss_by_gap import loss_by_gap as python_loss_by_gap
 from duckrate.spark.marts.expressions import exact_sum, floor_double, forecast, log_loss, number
 from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
@@ -19,7 +19,7 @@ LOSS_BY_GAP = mart_named("loss_by_gap")
 def _default_width():
     """The bin width of each row's system when none is given."""
     width = F.lit(DEFAULT_BIN_WIDTH)
-    for system, system_width in SYSTEM_BIN_WIDTHS.items():
+    for system, system_width in system_bin_widths().items():
         width = F.when(F.col("system") == F.lit(system), F.lit(float(system_width))).otherwise(width)
     return width
 

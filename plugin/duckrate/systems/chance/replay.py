@@ -48,12 +48,14 @@ import pyarrow as pa
 from numba import prange
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.forecast import Forecast, Players, Probabilities
 from duckrate.core.jit import kernel, parallel_kernel
 from duckrate.core.matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
 from duckrate.core.scales import DISPLAY_CENTER
 from duckrate.systems.chance.drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
+from duckrate.systems.chance.forecast import chance_forecasts
 from duckrate.systems.chance.grid import (
     DISPLAY_SCALE,
     KERNELS,
@@ -75,7 +77,8 @@ from duckrate.systems.chance.grid import (
 from duckrate.systems.chance.laplace import grid_cdf_sums
 from duckrate.systems.chance.lowrank import factors, lowrank_pair, lowrank_single, transposed
 from duckrate.systems.chance.naive import toeplitz_apply
-from duckrate.systems.saved_state import EndState, StartState, StateField, fresh_start, used_slots
+from duckrate.systems.saved_state import EndState, StartState, StateField, field_values, fresh_start, used_slots
+from duckrate.systems.state_players import players_frame, state_rows
 from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
 
 ALGORITHMS = ("naive", "fast", "laplace")
@@ -622,6 +625,19 @@ def _check_resume(prepared: PreparedMatches, params: dict, start: StartState) ->
     return None
 
 
+def _read_state(state: pl.DataFrame, saved: dict) -> Players:
+    """Each player's posterior on the grid from a saved state; ratings on the replay's display scale."""
+    players = state_rows(state, "player")
+    values = field_values(players["value"], CHANCE.player_state, saved, "player")
+    rating = DISPLAY_CENTER + DISPLAY_SCALE * values["mean"]
+    frame = players_frame(players, rating, DISPLAY_SCALE * values["sd"])
+    return Players(frame, {"rho": values["rho"]}, saved=saved)
+
+
+def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
+    return chance_forecasts(players.vectors["rho"], a, b, players.saved), None
+
+
 CHANCE = ReplaySystem(
     name="chance",
     summary=(
@@ -664,6 +680,8 @@ CHANCE = ReplaySystem(
     has_sd=True,
     player_state=(StateField("mean"), StateField("sd"), StateField("rho", lambda params: params["grid_points"])),
     check_resume=_check_resume,
+    forecast=Forecast(_forecast, read_state=_read_state, state_holds="each player's posterior on the grid"),
+    grid={"beta": [0.6, 0.8, 1.0], "drift_sd": [0.01, 0.03, 0.06]},
 )
 
 

@@ -405,4 +405,5 @@ ELO_MMR = ContestSystem(
     ),
     check=_check,
     run=run_elo_mmr,
+    grid={"beta": [150.0, 200.0, 250.0], "drift": [20.0, 34.914862437758785, 50.0]},
 )
