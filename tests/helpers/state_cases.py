@@ -7,79 +7,14 @@ import numpy as np
 import polars as pl
 
 from duckrate.systems.two_player import replay_with_state
+from helpers.systems import two_player_systems
 
-# (system, parameters, matches have weights, matches have a period column)
+# (system, parameters, matches have weights, matches have a period column): every preset of every registered
+# two-player system (the presets live on the registry entries)
 CASES = [
-    ("elo", {}, True, False),
-    ("elo", {"k": 20, "advantage": 30}, True, False),
-    ("glicko", {}, True, False),
-    ("glicko", {"period_length": 1.0}, True, False),
-    ("glicko", {}, True, True),
-    ("glicko2", {}, True, False),
-    ("glicko2", {"period_length": 1.0}, True, False),
-    ("trueskill", {}, False, False),
-    # options that change the saved state: RD floor and cap, growth, period length, priors of newcomers
-    ("glicko", {"c": 60.0, "rd_max": 300.0, "rd": 250.0, "rd_min": 40.0, "period_length": 0.5}, True, False),
-    (
-        "glicko",
-        {
-            "rd_min": 30.0,
-            "priors": pl.DataFrame(
-                {
-                    "player": ["p1", "p2", "p3", "p4"],
-                    "league": ["east", None, "west", None],
-                    "rating": [1700.0, 1300.0, 1550.0, 1800.0],
-                    "sd": [80.0, 500.0, 10.0, None],
-                }
-            ),
-        },
-        True,
-        True,
-    ),
-    ("glicko2", {}, True, True),
-    (
-        "glicko2",
-        {
-            "tau": 1.1,
-            "rd_min": 45.0,
-            "volatility": 0.09,
-            "priors": pl.DataFrame(
-                {
-                    "player": ["p1", "p2", "p3"],
-                    "league": ["east", None, "west"],
-                    "rating": [1700.0, 1300.0, 1550.0],
-                    "sd": [80.0, 500.0, 10.0],
-                    "volatility": [0.2, None, 0.01],
-                }
-            ),
-        },
-        True,
-        True,
-    ),
-    (
-        "trueskill",
-        {
-            "tau": 0.5,
-            "draw_probability": 0.0,
-            "priors": pl.DataFrame(
-                {
-                    "player": ["p1", "p2", "p3"],
-                    "league": ["east", None, "west"],
-                    "rating": [30.0, 20.0, 25.0],
-                    "sd": [1.0, 12.0, None],
-                }
-            ),
-        },
-        False,
-        False,
-    ),
-    ("chance", {"grid_points": 201}, False, False),
-    ("chance", {"grid_points": 51, "algorithm": "naive", "kernel": "laplace", "drift_sd": 0.1}, False, False),
-    ("chance", {"grid_points": 61, "sigmoid": "laplace", "kernel": "laplace", "beta": 1.0}, False, False),
-    ("elo2k", {}, True, False),
-    ("elo2k", {"dim": 2, "seed": 7}, True, False),
-    ("pairwise", {}, True, False),
-    ("pairwise", {"prior_games": 3.0, "initial": 0.0, "scale": 1.0}, True, False),
+    (system.name, preset.kwargs(), system.weighted, preset.period_column)
+    for system in two_player_systems()
+    for preset in system.presets
 ]
 
 

@@ -108,6 +108,30 @@ def test_rows_and_state_equal_the_duckdb_path(spark, con, matches, system):
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
 
 
+def test_a_system_registered_at_run_time_replays_on_spark(spark, matches):
+    """The task carries the registry entry itself: a system defined in the tests (pickled by value, as the
+    workers cannot import the tests) replays in the workers and equals its DuckDB macro."""
+    import helpers.toy_system as toy
+    from pyspark import cloudpickle
+
+    from duckrate.core.registry import SYSTEMS
+
+    cloudpickle.register_pickle_by_value(toy)
+    SYSTEMS.add(toy.TOY)
+    try:
+        rows, state = duckrate.spark.replay_with_state(to_spark(spark, matches), toy.NAME, step=25.0)
+        con = duckrate.register(duckdb.connect())
+        table(con, "matches", matches)
+        expected_rows = con.sql(f"SELECT * FROM {toy.NAME}_replay('matches', step := 25.0)").pl()
+        assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected_rows), check_exact=True)
+        expected_state = con.sql(f"SELECT * FROM {toy.NAME}_state('matches', step := 25.0)").pl()
+        assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
+        con.close()
+    finally:
+        SYSTEMS.remove(toy.NAME)
+        cloudpickle.unregister_pickle_by_value(toy)
+
+
 def test_priors_equal_the_duckdb_path(spark, con):
     """A priors table (league-less rows for every league, league rows for theirs) read as the macro reads it."""
     matches = history(900, 30, 13, True, False)

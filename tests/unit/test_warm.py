@@ -3,6 +3,8 @@ registry but not to the warm-up would leave its first call compiling for seconds
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 
 import duckrate
@@ -25,3 +27,13 @@ def test_warm_calls_every_public_macro_and_runs():
     lines = []
     assert warm(log=lines.append) > 0.0
     assert lines and lines[0].startswith("duckrate: kernels compiled and cached")
+
+
+def test_fresh_clears_the_kernels_of_every_subpackage():
+    """``warm --fresh`` must empty the whole package's cache: a kernel of one file recompiled against an older
+    cached kernel of another can crash the next process that loads it."""
+    from duckrate.core.jit import PACKAGE_ROOT
+
+    assert PACKAGE_ROOT == Path(duckrate.__file__).resolve().parent
+    cached = {path.parent.parent.name for path in PACKAGE_ROOT.rglob("__pycache__/*.nbi")}
+    assert {"systems", "elo_mmr", "bradley_terry", "core"} <= cached  # compiled by the test above or the install

@@ -13,6 +13,9 @@ from pathlib import Path
 
 import numba
 
+#: The package directory: every kernel is cached in a ``__pycache__`` below it.
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+
 
 def kernel(function):
     """Compile ``function`` with numba (nopython, nogil, NumPy error model), cached where possible."""
@@ -41,7 +44,7 @@ def clear_cache() -> int:
     install, never leaves such a mix."""
     removed = 0
     for pattern in ("*.nbi", "*.nbc"):
-        for path in Path(__file__).resolve().parent.rglob(f"__pycache__/{pattern}"):
+        for path in PACKAGE_ROOT.rglob(f"__pycache__/{pattern}"):
             path.unlink(missing_ok=True)
             removed += 1
     return removed

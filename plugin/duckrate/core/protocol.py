@@ -52,16 +52,18 @@ class InputShape:
 
 @dataclass(frozen=True)
 class Preset:
-    """A parameter set the shared tests run a system with: ``params`` (the system's own), ``priors`` (a
-    newcomers' table, or None) and whether the input carries a ``period`` column (the periodic systems)."""
+    """A parameter set the shared tests run a system with (saved state and continuation, chunks, SQL
+    against Python, Spark): ``params`` (the system's own), ``priors`` (a newcomers' ``player_priors`` table
+    as columns, or None) and whether the input carries a ``period`` column (the periodic systems)."""
 
     params: Mapping[str, Any] = field(default_factory=dict)
-    priors: pl.DataFrame | None = None
+    priors: Mapping[str, Sequence[Any]] | None = None
     period_column: bool = False
 
     def kwargs(self) -> dict[str, Any]:
-        """The preset as keyword arguments of the system's Python function."""
-        return {**self.params, **({"priors": self.priors} if self.priors is not None else {})}
+        """The preset as keyword arguments of the system's Python function (priors as a Polars frame)."""
+        priors = {"priors": pl.DataFrame(dict(self.priors))} if self.priors is not None else {}
+        return {**self.params, **priors}
 
 
 @dataclass(frozen=True, kw_only=True)

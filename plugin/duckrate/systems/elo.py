@@ -20,6 +20,7 @@ from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import initial_states
+from duckrate.core.protocol import Preset
 from duckrate.core.scales import LN10, natural_per_point
 from duckrate.systems.saved_state import EndState, StartState, StateField, league_players
 from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
@@ -183,6 +184,7 @@ ELO = ReplaySystem(
     check_resume=check_schedule_resume,
     forecast=Forecast(_forecast, uses=("scale", "advantage")),
     grid={"k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]},
+    presets=(Preset(), Preset({"k": 20, "advantage": 30})),
 )
 
 

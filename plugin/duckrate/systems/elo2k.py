@@ -33,6 +33,7 @@ from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import reject_priors
+from duckrate.core.protocol import Preset
 from duckrate.core.scales import LN10, points_per_natural
 from duckrate.systems.elo import (  # the same refusal: a decaying schedule whose N (league players) changed
     ELO,
@@ -295,6 +296,7 @@ ELO2K = ReplaySystem(
     check_resume=check_schedule_resume,
     forecast=Forecast(_forecast, read_state=_read_state, state_holds="each player's vector pair"),
     grid={"eta": [0.05, 0.1, 0.18420680743952367, 0.3]},
+    presets=(Preset(), Preset({"dim": 2, "seed": 7})),
 )
 
 

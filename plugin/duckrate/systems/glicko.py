@@ -25,6 +25,7 @@ from duckrate.core.forecast import Forecast, Players, Probabilities, column
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.core.protocol import Preset
 from duckrate.systems.glicko_common import (
     CARRIED_FIELDS,
     INITIAL,
@@ -104,6 +105,23 @@ GLICKO = ReplaySystem(
     periods=_periods,
     forecast=Forecast(_forecast, uses=("c", "rd_max")),
     grid={"c": [0.0, 10.0, 20.0, 34.6, 50.0, 70.0]},
+    presets=(
+        Preset(),
+        Preset({"period_length": 1.0}),
+        Preset(period_column=True),
+        # options that change the saved state: RD floor and cap, growth, period length, priors of newcomers
+        Preset({"c": 60.0, "rd_max": 300.0, "rd": 250.0, "rd_min": 40.0, "period_length": 0.5}),
+        Preset(
+            {"rd_min": 30.0},
+            priors={
+                "player": ["p1", "p2", "p3", "p4"],
+                "league": ["east", None, "west", None],
+                "rating": [1700.0, 1300.0, 1550.0, 1800.0],
+                "sd": [80.0, 500.0, 10.0, None],
+            },
+            period_column=True,
+        ),
+    ),
 )
 
 

@@ -26,6 +26,7 @@ from duckrate.core.forecast import Forecast, Players, Probabilities, column
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.core.protocol import Preset
 from duckrate.systems.glicko_common import (
     CARRIED_FIELDS,
     INITIAL,
@@ -124,6 +125,22 @@ GLICKO2 = ReplaySystem(
     periods=_periods,
     forecast=Forecast(_forecast),
     grid={"tau": [0.3, 0.5, 0.8, 1.2], "volatility": [0.03, 0.06, 0.09]},
+    presets=(
+        Preset(),
+        Preset({"period_length": 1.0}),
+        Preset(period_column=True),
+        Preset(
+            {"tau": 1.1, "rd_min": 45.0, "volatility": 0.09},
+            priors={
+                "player": ["p1", "p2", "p3"],
+                "league": ["east", None, "west"],
+                "rating": [1700.0, 1300.0, 1550.0],
+                "sd": [80.0, 500.0, 10.0],
+                "volatility": [0.2, None, 0.01],
+            },
+            period_column=True,
+        ),
+    ),
 )
 
 

@@ -26,6 +26,7 @@ from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import reject_priors
+from duckrate.core.protocol import Preset
 from duckrate.core.scales import points_per_natural
 from duckrate.systems.saved_state import EndState, StartState, StateField, field_values
 from duckrate.systems.state_players import league_fields, players_frame, state_rows
@@ -292,6 +293,7 @@ PAIRWISE = ReplaySystem(
     pair_state=(StateField("wins_player"), StateField("wins_opponent"), StateField("games")),
     forecast=Forecast(_forecast, read_state=_read_state, state_holds="each pair's win counts"),
     grid={"prior_games": [2.0, 5.0, 10.0, 20.0, 40.0]},
+    presets=(Preset(), Preset({"prior_games": 3.0, "initial": 0.0, "scale": 1.0})),
 )
 
 

@@ -34,6 +34,7 @@ from duckrate.core.jit import kernel
 from duckrate.core.matches import PreparedMatches, reject_weights, row_key_text
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.saved_state import EndState, StartState, StateField
 from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_outputs, replay_frame
@@ -417,11 +418,24 @@ TRUESKILL = ReplaySystem(
     ),
     run=_run,
     check_matches=_check_outcomes,
+    weighted=False,
     has_sd=True,
     player_state=(StateField("mu"), StateField("sigma")),
     scale=TRUESKILL_MU,
     forecast=Forecast(_forecast, uses=("beta", "tau", "draw_probability")),
     grid={"beta": [25 / 12, 25 / 6, 25 / 3], "tau": [0.0, 25 / 300, 25 / 100]},
+    presets=(
+        Preset(),
+        Preset(
+            {"tau": 0.5, "draw_probability": 0.0},
+            priors={
+                "player": ["p1", "p2", "p3"],
+                "league": ["east", None, "west"],
+                "rating": [30.0, 20.0, 25.0],
+                "sd": [1.0, 12.0, None],
+            },
+        ),
+    ),
 )
 
 

@@ -95,6 +95,7 @@ class ReplaySystem(System):
     ``outputs`` are the computed columns by input row (:func:`new_outputs`), ``end`` the state after them."""
 
     input: ClassVar[InputShape] = MATCHES
+    weighted: bool = True  # False: a match weight other than 1 is refused (check_matches says so, naming the row)
     run: Callable[[PreparedMatches, dict | None, dict, StartState], tuple[dict[str, np.ndarray | None], Any]]
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.

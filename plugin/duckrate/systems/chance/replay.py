@@ -53,6 +53,7 @@ from duckrate.core.jit import kernel, parallel_kernel
 from duckrate.core.matches import PreparedMatches, columns_from_polars, prepare_matches, reject_weights
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
+from duckrate.core.protocol import Preset
 from duckrate.core.scales import DISPLAY_CENTER
 from duckrate.systems.chance.drift import DRIFT_LAPLACE, DRIFT_NAIVE, DRIFT_NONE, DRIFT_TAPS, drift, gaussian_taps
 from duckrate.systems.chance.forecast import chance_forecasts
@@ -677,11 +678,17 @@ CHANCE = ReplaySystem(
     run=_run,
     check=_check,
     check_matches=_check_outcomes,
+    weighted=False,
     has_sd=True,
     player_state=(StateField("mean"), StateField("sd"), StateField("rho", lambda params: params["grid_points"])),
     check_resume=_check_resume,
     forecast=Forecast(_forecast, read_state=_read_state, state_holds="each player's posterior on the grid"),
     grid={"beta": [0.6, 0.8, 1.0], "drift_sd": [0.01, 0.03, 0.06]},
+    presets=(  # small grids: the default 1001 points are slow for the shared tests' many short replays
+        Preset({"grid_points": 201}),
+        Preset({"grid_points": 51, "algorithm": "naive", "kernel": "laplace", "drift_sd": 0.1}),
+        Preset({"grid_points": 61, "sigmoid": "laplace", "kernel": "laplace", "beta": 1.0}),
+    ),
 )
 
 
