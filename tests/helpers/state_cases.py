@@ -15,6 +15,7 @@ CASES = [
     (system.name, preset.kwargs(), system.weighted, preset.period_column)
     for system in two_player_systems()
     for preset in system.presets
+    if preset.resumable
 ]
 
 

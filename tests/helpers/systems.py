@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from duckrate.core.contests import CONTEST_RESULTS
 from duckrate.core.matches import MATCHES
-from duckrate.core.protocol import System
+from duckrate.core.protocol import Preset, System
 from duckrate.core.registry import SYSTEMS
 
 
@@ -17,3 +17,19 @@ def two_player_systems() -> tuple[System, ...]:
 def contest_systems() -> tuple[System, ...]:
     """Every registered system over ranked contests."""
     return SYSTEMS.of(CONTEST_RESULTS)
+
+
+def preset_cases(systems, with_priors: bool = True, with_periods: bool = True) -> list[tuple[str, System, Preset]]:
+    """``(id, system, preset)`` for every preset of ``systems`` (ids ``<name>-<i>``, the preset's index on
+    its entry); without the presets that need a priors table or a period column when asked."""
+    return [
+        (f"{system.name}-{i}", system, preset)
+        for system in systems
+        for i, preset in enumerate(system.presets)
+        if (with_priors or preset.priors is None) and (with_periods or not preset.period_column)
+    ]
+
+
+def sql_arguments(params) -> str:
+    """A preset's parameters as a macro's named arguments (``, k := 20, variant := 'gaussian'``)."""
+    return "".join(f", {name} := {value!r}" for name, value in params.items())

@@ -19,28 +19,26 @@ import struct
 
 import polars as pl
 import pytest
+from helpers.systems import contest_systems, preset_cases, sql_arguments, two_player_systems
 
 import duckrate
 from duckrate.synthetic import generate_contests, generate_matches
 
 N_MATCHES = 10_240  # 5 row groups of 2048 rows
 
+# every preset of every registered system (those without a priors table or a period column); unweighted
+# systems over the matches without their weights ('{u}')
 REPLAYS = {
-    "elo": "elo_replay('{t}', k := 24, advantage := 30)",
-    "elo_decaying": "elo_replay('{t}', a := 1.0, b := 5.0)",
-    "glicko": "glicko_replay('{t}')",
-    "glicko_periods": "glicko_replay('{t}', period_length := 0.01)",
-    "glicko2": "glicko2_replay('{t}', period_length := 0.01)",
-    "glicko2_per_match": "glicko2_replay('{t}')",
-    "trueskill": "trueskill_replay('{u}')",  # TrueSkill takes no match weights
-    "chance": "chance_replay('{u}', grid_points := 201)",  # nor does the grid system
-    "elo2k": "elo2k_replay('{t}', seed := 3)",
-    "pairwise": "pairwise_replay('{t}')",
+    name: f"{system.name}_replay('{{{'t' if system.weighted else 'u'}}}'{sql_arguments(preset.params)})"
+    for name, system, preset in preset_cases(two_player_systems(), with_priors=False, with_periods=False)
+}
+CONTEST_REPLAYS = {
+    name: f"{system.name}_replay('{{c}}'{sql_arguments(preset.params)})"
+    for name, system, preset in preset_cases(contest_systems(), with_priors=False, with_periods=False)
 }
 MACROS = {
     **{f"replay_{name}": f"SELECT * FROM {call}" for name, call in REPLAYS.items()},
-    "elo_mmr": "SELECT * FROM elo_mmr_replay('{c}')",
-    "elo_mmr_gaussian": "SELECT * FROM elo_mmr_replay('{c}', variant := 'gaussian')",
+    **{f"replay_{name}": f"SELECT * FROM {call}" for name, call in CONTEST_REPLAYS.items()},
     "bt_fit_hessian": "SELECT * FROM bt_fit('{t}')",
     "bt_fit_map_home": "SELECT * FROM bt_fit('{t}', prior_sd := 200, home_advantage := true)",
     "bt_fit_bootstrap": "SELECT * FROM bt_fit('{t}', prior_sd := 200, uncertainty := 'bootstrap', resamples := 20, seed := 4)",
@@ -55,8 +53,8 @@ MACROS = {
     "contest_metrics_top": "SELECT * FROM contest_metrics('{cr}', min_history := 0, top := 10)",
     "contest_metrics_all_contests": "SELECT * FROM contest_metrics('{cr}', definition := 'all_contests', min_contests := 2)",
 }
-# the marts read replays: this subset (with and without sd) is unioned into one replays table
-MART_REPLAYS = ("elo", "glicko_periods", "trueskill", "chance", "pairwise")
+# the marts read replays: each system's first preset (with and without sd) unioned into one replays table
+MART_REPLAYS = tuple(name for name in REPLAYS if name.endswith("-0"))
 
 
 def _matches() -> pl.DataFrame:
@@ -117,11 +115,17 @@ def db(tmp_path_factory):
     # the marts' input: replays of a few systems, unioned, and a shuffled copy
     con.execute("SET threads = 1")
     union = " UNION ALL BY NAME ".join(
-        f"(SELECT '{name}' AS system, * FROM {REPLAYS[name].format(t='matches', u='matches_unweighted')})"
+        f"(SELECT '{name.split('-')[0]}' AS system, * FROM {REPLAYS[name].format(t='matches', u='matches_unweighted')})"
         for name in MART_REPLAYS
     )
     replays = con.sql(union).pl()
-    contest_replays = con.sql("SELECT 'elo_mmr' AS system, * FROM elo_mmr_replay('contests')").pl()
+    contest_replays = con.sql(
+        " UNION ALL BY NAME ".join(
+            f"(SELECT '{name.split('-')[0]}' AS system, * FROM {CONTEST_REPLAYS[name].format(c='contests')})"
+            for name in CONTEST_REPLAYS
+            if name.endswith("-0")
+        )
+    ).pl()
     for name, frame in (
         ("replays", replays),
         ("replays_shuffled", _shuffled(replays, 3)),
@@ -167,5 +171,6 @@ def test_outputs_cover_every_input_row(db):
     for name in REPLAYS:
         assert len(_run(db, f"replay_{name}", 4, True)) == N_MATCHES, name
     contest_rows = db.sql("SELECT count(*) FROM contests").fetchall()[0][0]
-    assert len(_run(db, "elo_mmr", 4, True)) == contest_rows
+    for name in CONTEST_REPLAYS:
+        assert len(_run(db, f"replay_{name}", 4, True)) == contest_rows, name
     assert not math.isnan(float(db.sql("SELECT sum(rating) FROM bt_fit('matches')").fetchall()[0][0]))

@@ -34,7 +34,7 @@ def assert_same(
 @pytest.mark.parametrize("chunk_size", [1, 97, 640])
 @pytest.mark.parametrize("name, params, weights, periods", CASES, ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES)])
 def test_chunks_equal_one_replay(name, params, weights, periods, chunk_size):
-    weights = weights and name not in ("trueskill", "chance")
+
     matches = history(1500, 50, 3, weights, periods)
     whole = duckrate.replay_with_state(name, matches, **params)
     chunked = duckrate.replay_with_state(name, matches, chunk_size=chunk_size, **params)
@@ -45,7 +45,7 @@ def test_chunks_equal_one_replay(name, params, weights, periods, chunk_size):
     "name, params, weights, periods", CASES[:8], ids=[f"{c[0]}-{i}" for i, c in enumerate(CASES[:8])]
 )
 def test_chunks_continue_a_saved_state(name, params, weights, periods):
-    weights = weights and name not in ("trueskill", "chance")
+
     matches = history(1200, 40, 8, weights, periods).sort("played_at", "match_id")
     first, saved = duckrate.replay_with_state(name, matches[:500], **params)
     rest = matches[500:]

@@ -26,7 +26,7 @@ BY_NAME = {system.name: system for system in two_player_systems()}
 @pytest.mark.parametrize("seed", [1, 2])
 def test_batches_equal_one_replay(name, params, weights, periods, seed):
     system = BY_NAME[name]
-    weights = weights and name not in ("trueskill", "chance")
+
     matches = history(600, 40, seed, weights, periods)
     full, full_state = replay_with_state(system, matches, **params)
     rng = np.random.default_rng(seed + 100)

@@ -272,13 +272,13 @@ def test_the_leaderboard_gives_what_the_replay_gives(matches):
 # ---- the matrix ------------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("system", ["elo", "glicko", "glicko2", "trueskill", "chance", "elo2k", "pairwise"])
+@pytest.mark.parametrize("system", two_player_systems(), ids=lambda system: system.name)
 def test_matrix_is_symmetric_ranked_and_without_diagonal(matches, system):
-    if system in ("chance", "elo2k", "pairwise"):
-        params = CHANCE_PARAMS if system == "chance" else {}
-        table, kwargs = duckrate.replay_state(system, matches, **params), {}
+    params = system.presets[0].kwargs()
+    if system.forecast.from_state:
+        table, kwargs = duckrate.replay_state(system.name, matches, **params), {}
     else:
-        table, kwargs = getattr(duckrate, system)(matches), {"system": system}
+        table, kwargs = system.frame(matches, **params), {"system": system.name}
     matrix = duckrate.win_matrix(table, top=5, **kwargs)
     assert matrix.height == 2 * 5 * 4  # two leagues, 5 × 4 ordered pairs each
     assert (matrix["player_a"] != matrix["player_b"]).all()
@@ -298,7 +298,7 @@ def test_matrix_is_symmetric_ranked_and_without_diagonal(matches, system):
         part = ranks.filter(pl.col("league") == league)
         assert part["rank_a"].to_list() == [1, 2, 3, 4, 5]
         assert part["rating_a"].to_list() == sorted(part["rating_a"].to_list(), reverse=True)
-    if system == "trueskill":
+    if system.name == "trueskill":  # the only two-player model with draws
         assert matrix["p_draw"].is_not_null().all() and (matrix["p_draw"] > 0).all()
     else:
         assert matrix["p_draw"].is_null().all()

@@ -59,6 +59,9 @@ class Preset:
     params: Mapping[str, Any] = field(default_factory=dict)
     priors: Mapping[str, Sequence[Any]] | None = None
     period_column: bool = False
+    # False: a saved state may refuse to continue by design (e.g. a schedule over the league's player count
+    # when players join), so the continuation tests leave the preset out
+    resumable: bool = True
 
     def kwargs(self) -> dict[str, Any]:
         """The preset as keyword arguments of the system's Python function (priors as a Polars frame)."""

@@ -184,7 +184,7 @@ ELO = ReplaySystem(
     check_resume=check_schedule_resume,
     forecast=Forecast(_forecast, uses=("scale", "advantage")),
     grid={"k": [8.0, 12.0, 16.0, 20.0, 24.0, 32.0, 40.0, 48.0, 64.0]},
-    presets=(Preset(), Preset({"k": 20, "advantage": 30})),
+    presets=(Preset(), Preset({"k": 20, "advantage": 30}), Preset({"a": 1.0, "b": 5.0}, resumable=False)),
 )
 
 

@@ -296,7 +296,7 @@ ELO2K = ReplaySystem(
     check_resume=check_schedule_resume,
     forecast=Forecast(_forecast, read_state=_read_state, state_holds="each player's vector pair"),
     grid={"eta": [0.05, 0.1, 0.18420680743952367, 0.3]},
-    presets=(Preset(), Preset({"dim": 2, "seed": 7})),
+    presets=(Preset(), Preset({"dim": 2, "seed": 7}), Preset({"seed": 3})),
 )
 
 

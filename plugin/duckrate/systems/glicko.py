@@ -108,6 +108,7 @@ GLICKO = ReplaySystem(
     presets=(
         Preset(),
         Preset({"period_length": 1.0}),
+        Preset({"period_length": 0.01}),
         Preset(period_column=True),
         # options that change the saved state: RD floor and cap, growth, period length, priors of newcomers
         Preset({"c": 60.0, "rd_max": 300.0, "rd": 250.0, "rd_min": 40.0, "period_length": 0.5}),

@@ -128,6 +128,7 @@ GLICKO2 = ReplaySystem(
     presets=(
         Preset(),
         Preset({"period_length": 1.0}),
+        Preset({"period_length": 0.01}),
         Preset(period_column=True),
         Preset(
             {"tau": 1.1, "rd_min": 45.0, "volatility": 0.09},

@@ -38,6 +38,7 @@ from duckrate.core.errors import DuckrateInputError
 from duckrate.core.jit import kernel
 from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.core.protocol import Preset
 from duckrate.systems.contest import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSystem
 from duckrate.systems.contest_state import ContestStart
 from duckrate.systems.elo_mmr.beliefs import belief_values, fresh_beliefs, restore_beliefs
@@ -406,4 +407,5 @@ ELO_MMR = ContestSystem(
     check=_check,
     run=run_elo_mmr,
     grid={"beta": [150.0, 200.0, 250.0], "drift": [20.0, 34.914862437758785, 50.0]},
+    presets=(Preset(), Preset({"variant": "gaussian"})),
 )
