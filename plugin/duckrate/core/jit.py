@@ -40,8 +40,9 @@ def clear_cache() -> int:
     0.68). Compiling everything in one process from an empty cache, as ``duckrate warm --fresh`` does at
     install, never leaves such a mix."""
     removed = 0
+    package = Path(__file__).resolve().parents[1]  # duckrate/, not core/ where this module is
     for pattern in ("*.nbi", "*.nbc"):
-        for path in Path(__file__).resolve().parent.rglob(f"__pycache__/{pattern}"):
+        for path in package.rglob(f"__pycache__/{pattern}"):
             path.unlink(missing_ok=True)
             removed += 1
     return removed
