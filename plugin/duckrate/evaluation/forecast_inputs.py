@@ -23,7 +23,7 @@ from duckrate.evaluation.forecast_players import PLAYER_COLUMNS, Players
 from duckrate.evaluation.forecasts import FORECASTS, Forecast
 from duckrate.systems import REPLAY_SYSTEMS
 
-PACKED_COLUMNS = {
+PACKED_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.Utf8,  # 'replay', 'ratings' or 'state'
     "league": pl.Utf8,
     "system": pl.Utf8,
@@ -195,6 +195,7 @@ def rated_players(
     forecast = _forecast(name, source, table, caller)
     if source == "state":
         saved = _saved_parameters(packed, name, table, caller)
+        assert forecast.read_state is not None  # _forecast checked: a state's forecast reads one
         return forecast, forecast.read_state(_league_rows(packed, league, table, caller), saved)
     rows = _league_rows(packed.filter(pl.col("system").is_null() | (pl.col("system") == name)), league, table, caller)
     twice = rows.filter(pl.struct("league", "player").is_duplicated())

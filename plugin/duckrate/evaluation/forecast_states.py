@@ -113,6 +113,7 @@ def pairwise(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Pr
     queries = pl.DataFrame(
         {"league": names["league"].gather(a), "a": names["player"].gather(a), "b": names["player"].gather(b)}
     ).with_row_index("query")
+    assert players.pairs is not None  # read_pairwise keeps them
     counts = (
         queries.join(players.pairs, on=["league", "a", "b"], how="left", nulls_equal=True)
         .sort("query")

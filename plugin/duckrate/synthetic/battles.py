@@ -12,6 +12,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal, overload
 
 import numpy as np
 import polars as pl
@@ -63,6 +64,53 @@ class BattleTruth:
     def beta_points(self) -> np.ndarray:
         """True coefficients in rating points per unit of the covariate (``400/ln10 * beta``)."""
         return self.beta * _POINTS
+
+
+# The frame alone, or with return_truth=True the frame and its truth.
+@overload
+def generate_battles(
+    n_models: int = 130,
+    n_battles: int = 1_500_000,
+    seed: int = 0,
+    *,
+    tie_rate: float = 0.10,
+    n_covariates: int = 3,
+    beta: Sequence[float] | None = None,
+    adaptive: bool = True,
+    n_users: int | None = None,
+    user_corr: float = 0.3,
+    skill_sd: float = 100.0,
+    activity_sd: float = 1.0,
+    user_activity_sd: float = 2.0,
+    match_window: float | None = None,
+    style_sd: float = 0.5,
+    start: datetime = datetime(2024, 1, 1),
+    seconds_between_battles: float = 1.0,
+    return_truth: Literal[False] = False,
+) -> pl.DataFrame: ...
+
+
+@overload
+def generate_battles(
+    n_models: int = 130,
+    n_battles: int = 1_500_000,
+    seed: int = 0,
+    *,
+    tie_rate: float = 0.10,
+    n_covariates: int = 3,
+    beta: Sequence[float] | None = None,
+    adaptive: bool = True,
+    n_users: int | None = None,
+    user_corr: float = 0.3,
+    skill_sd: float = 100.0,
+    activity_sd: float = 1.0,
+    user_activity_sd: float = 2.0,
+    match_window: float | None = None,
+    style_sd: float = 0.5,
+    start: datetime = datetime(2024, 1, 1),
+    seconds_between_battles: float = 1.0,
+    return_truth: Literal[True],
+) -> tuple[pl.DataFrame, BattleTruth]: ...
 
 
 def generate_battles(
@@ -179,8 +227,8 @@ def generate_battles(
         raise ValueError("n_covariates must be >= 0")
     if beta is None:
         beta = [_BATTLE_BETA[k] if k < len(_BATTLE_BETA) else 0.1 for k in range(n_covariates)]
-    beta = np.asarray(beta, dtype=np.float64)
-    if beta.shape != (n_covariates,):
+    coefficients = np.asarray(beta, dtype=np.float64)
+    if coefficients.shape != (n_covariates,):
         raise ValueError("beta must have n_covariates entries")
     if n_users is None:
         n_users = max(1, n_battles // 20)
@@ -239,7 +287,7 @@ def generate_battles(
     for k in range(n_covariates):
         noise = rng.standard_normal(n_battles) * (0.5 / math.sqrt(2.0))
         covariates[k] = np.tanh(0.5 * (style[k, player_a] - style[k, player_b]) + noise)
-        logit += beta[k] * covariates[k]
+        logit += coefficients[k] * covariates[k]
     user = np.repeat(np.arange(n_users, dtype=np.int64), rng.multinomial(n_battles, user_weight / user_weight.sum()))
     rng.shuffle(user)
     latent = rng.standard_normal(n_battles)
@@ -291,7 +339,7 @@ def generate_battles(
             }
         ),
         covariates=tuple(names),
-        beta=beta,
+        beta=coefficients,
         tie_scale=tie_scale,
         user_corr=float(user_corr),
     )

@@ -36,7 +36,7 @@ def _with_injected_bad_rows(raw_matches: pl.DataFrame) -> pl.DataFrame:
     """Insert the ``DEMO_BAD_MATCH_ROWS`` bad rows documented in :func:`write_demo_seeds`."""
     n_valid = raw_matches.height
     # (valid game_id the bad row follows, game_id of the bad row, column overrides)
-    bad_rows = [
+    bad_rows: list[tuple[int, int, dict[str, str | None]]] = [
         (5_000, n_valid + 1, {"black": None}),
         (10_000, n_valid + 2, {"black": "__white__"}),
         (15_000, n_valid + 3, {"result": "2-0"}),

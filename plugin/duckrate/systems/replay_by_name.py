@@ -62,8 +62,13 @@ def replay_with_state(
         When the state cannot be continued with these matches (a late match, other parameters...).
     """
     if system in _CONTEST_SYSTEMS:
-        return _CONTEST_SYSTEMS[system].with_state(matches, state=state, priors=priors, chunk_size=chunk_size, **params)
-    return _replay_with_state(_system(system), matches, priors, state, chunk_size, **params)
+        rows, after = _CONTEST_SYSTEMS[system].with_state(
+            matches, state=state, priors=priors, chunk_size=chunk_size, **params
+        )
+    else:
+        rows, after = _replay_with_state(_system(system), matches, priors, state, chunk_size, **params)
+    assert after is not None  # the state is asked for
+    return rows, after
 
 
 def replay_state(

@@ -20,6 +20,7 @@ from duckrate.core.parameters import Signature
 from duckrate.core.priors import prior_columns
 from duckrate.systems.chunks import check_chunk_size, replay_in_chunks
 from duckrate.systems.saved_state import (
+    EndState,
     RebuildRequired,
     StartState,
     StateField,
@@ -93,7 +94,10 @@ class ReplaySystem(Signature):
     """A rating system replayed over matches in time order: its :class:`Signature` (name, parameters,
     check) and how it runs."""
 
-    run: Callable[[PreparedMatches, dict | None, dict], dict[str, np.ndarray | None]]
+    # (prepared, priors, params, start) -> (outputs by name, the state the run leaves)
+    run: Callable[
+        [PreparedMatches, dict[str, pa.Array] | None, dict, StartState], tuple[dict[str, np.ndarray | None], EndState]
+    ]
     has_sd: bool = True  # False: the sd_* columns are NULL (the SQL macro writes them, the UDF skips them)
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
@@ -209,7 +213,7 @@ def resume_problem(
     params = system.resolve(params)
     prepared = prepare_matches(columns, table)
     old = _old_state(state, partial_state)
-    if not old.height:
+    if old is None or not old.height:
         return None
     try:
         _continuation_start(
