@@ -13,6 +13,7 @@ DataFrame (the Python API).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -244,7 +245,7 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
         spread = frame.group_by(per_contest).agg(pl.col(column).n_unique().alias("values"), pl.col("row").min())
         bad_rows = spread.filter(pl.col("values") > 1)
         if bad_rows.height:
-            first = int(bad_rows["row"].min())
+            first = cast(int, bad_rows["row"].min())  # an int: the frame has rows
             contest_rows = frame.filter(
                 (pl.col("league") == frame["league"][first]) & (pl.col("contest") == frame["contest"][first])
             )

@@ -12,6 +12,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from decimal import Decimal
+from typing import Any, Generic, TypeVar
 
 import numpy as np
 
@@ -28,8 +29,12 @@ def nonnegative(value: float) -> bool:
     return math.isfinite(value) and value >= 0
 
 
+#: The type of a parameter's default, so that ``def f(points: int = POINTS.default)`` type-checks.
+Default = TypeVar("Default", bound=float | str | bool | None)
+
+
 @dataclass(frozen=True)
-class Parameter:
+class Parameter(Generic[Default]):
     """A named parameter: its default (None = NULL), what is expected, and a validity check.
 
     A number by default (passed on as a float, or an int when ``integer``); with ``choices``, one of those
@@ -39,7 +44,7 @@ class Parameter:
     """
 
     name: str
-    default: float | str | bool | None
+    default: Default
     expected: str
     valid: Callable[[float], bool] = field(default=lambda value: math.isfinite(value))
     nullable: bool = False
@@ -138,7 +143,7 @@ class Signature:
     summary: str = ""
 
     @property
-    def defaults(self) -> dict[str, float | str | bool | None]:
+    def defaults(self) -> dict[str, Any]:  # each a float, str, bool or None, by name
         return {p.name: p.default for p in self.parameters}
 
     def resolve(self, given: dict) -> dict:

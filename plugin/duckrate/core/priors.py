@@ -13,6 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from duckrate.core.contests import PreparedContests
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import PreparedMatches, columns_from_polars, single_chunk
 
@@ -27,13 +28,13 @@ def prior_columns(priors) -> dict[str, pa.Array] | None:
 
 
 def initial_states(
-    prepared: PreparedMatches, priors: dict[str, pa.Array] | None, defaults: dict[str, float]
+    prepared: PreparedMatches | PreparedContests, priors: dict[str, pa.Array] | None, defaults: dict[str, float]
 ) -> dict[str, np.ndarray]:
     """One float64 array per state field (``defaults`` keys), filled from the priors where given.
 
     Parameters
     ----------
-    prepared : the encoded matches.
+    prepared : the encoded matches (or contests).
     priors : columns of the priors table, or None.
     defaults : newcomer value per field, e.g. ``{"rating": 1500.0}`` or ``{"rating": 1500.0, "sd": 350.0}``.
     """
@@ -111,7 +112,7 @@ def _check_numeric(column: pa.Array, name: str) -> None:
         raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
 
 
-def _slot_lookup(prepared: PreparedMatches):
+def _slot_lookup(prepared: PreparedMatches | PreparedContests):
     """A function mapping (league index, player code) arrays to state slots, -1 where the pair never played."""
     n_players = len(prepared.players)
     key = prepared.state_league * n_players + prepared.state_player

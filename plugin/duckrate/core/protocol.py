@@ -86,7 +86,7 @@ class System(Signature, ABC):
         self,
         columns: dict[str, pa.Array],
         priors: Any,
-        params: Mapping[str, Any],
+        params: dict[str, Any],
         table: str | None = None,
         state: Any = None,
         want_state: bool = False,
@@ -98,7 +98,7 @@ class System(Signature, ABC):
 
     @abstractmethod
     def resume_problem(
-        self, columns: dict[str, pa.Array], params: Mapping[str, Any], state: Any, table: str | None = None
+        self, columns: dict[str, pa.Array], params: dict[str, Any], state: Any, table: str | None = None
     ) -> str | None:
         """Why ``state`` cannot be continued with these rows, or None when it can; nothing is rated."""
 

@@ -10,7 +10,7 @@ lists), so a system added at run time is served like the built-in ones.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.parameters import Signature
@@ -22,7 +22,7 @@ Entry = TypeVar("Entry", bound=Signature)
 class Registry(Generic[Entry]):
     """Entries (a :class:`~duckrate.core.parameters.Signature` each) by name, in the order they were added."""
 
-    def __init__(self, kind: type) -> None:
+    def __init__(self, kind: type[Any]) -> None:
         self._kind = kind
         self._entries: dict[str, Entry] = {}
 

@@ -133,7 +133,7 @@ def calibration_bins(replay: pl.DataFrame, bins: int = BINS.default) -> pl.DataF
 
 
 def _valid_max_sd(value) -> bool:
-    return not isinstance(value, bool) and isinstance(value, Real) and not math.isnan(value) and value >= 0
+    return not isinstance(value, bool) and isinstance(value, Real) and not math.isnan(value) and float(value) >= 0
 
 
 def _validate_summary_options(min_games: int, max_sd, warmup: float) -> None:

@@ -20,7 +20,7 @@ from duckrate.core.errors import DuckrateInputError
 from duckrate.core.forecast import PLAYER_COLUMNS, Players
 from duckrate.evaluation.forecasts import NamedForecast, fit_forecast_names, forecasts
 
-PACKED_COLUMNS = {
+PACKED_COLUMNS: dict[str, pl.DataType | type[pl.DataType]] = {
     "source": pl.Utf8,  # 'replay', 'ratings' or 'state'
     "league": pl.Utf8,
     "system": pl.Utf8,
@@ -187,6 +187,7 @@ def rated_players(
     forecast = _forecast(name, source, table, caller)
     if source == "state":
         saved = _saved_parameters(packed, name, table, caller)
+        assert forecast.read_state is not None  # _forecast checked: a state's forecast reads one
         return forecast, forecast.read_state(_league_rows(packed, league, table, caller), saved)
     rows = _league_rows(packed.filter(pl.col("system").is_null() | (pl.col("system") == name)), league, table, caller)
     twice = rows.filter(pl.struct("league", "player").is_duplicated())

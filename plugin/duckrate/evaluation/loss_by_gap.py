@@ -60,7 +60,7 @@ def _check_bin_width(bin_width) -> float | None:
     if (
         isinstance(bin_width, bool)
         or not isinstance(bin_width, Real)
-        or not (math.isfinite(bin_width) and bin_width > 0)
+        or not (math.isfinite(bin_width) and float(bin_width) > 0)
     ):
         raise DuckrateInputError(f"loss_by_gap: parameter bin_width = {bin_width!r}; expected {BIN_WIDTH.expected}")
     return float(bin_width)

@@ -7,6 +7,9 @@ on that one schema, NULL where a part has no value.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import cast
+
 import polars as pl
 import pyarrow as pa
 from pyspark.sql import DataFrame
@@ -24,7 +27,7 @@ _SPARK_TYPES = {
 }
 
 
-def spark_fields(schema: dict[str, pl.DataType]) -> list[T.StructField]:
+def spark_fields(schema: Mapping[str, pl.DataType | type[pl.DataType]]) -> list[T.StructField]:
     """A Polars schema of duckrate's (column name to type) as Spark fields, column for column."""
     return [T.StructField(name, _SPARK_TYPES[kind]) for name, kind in schema.items()]
 
@@ -41,7 +44,7 @@ def arrow_schema(schema: T.StructType, frame: DataFrame) -> pa.Schema:
 def empty_frame(frame: DataFrame) -> pl.DataFrame:
     """A Polars frame with no rows and the columns a task receives from ``frame``: duckrate's own checks of
     names and types run on it on the driver, before any Spark job."""
-    return pl.from_arrow(arrow_schema(frame.schema, frame).empty_table())
+    return cast(pl.DataFrame, pl.from_arrow(arrow_schema(frame.schema, frame).empty_table()))
 
 
 def from_polars(frame: pl.DataFrame, schema: pa.Schema) -> pa.Table:

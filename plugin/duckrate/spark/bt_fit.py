@@ -18,6 +18,8 @@ count, which the sums hold, so each pair's sums are scaled by it.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import polars as pl
 import pyarrow as pa
@@ -91,7 +93,7 @@ def collected_pairs(frame: DataFrame) -> pl.DataFrame:
             F.min(F.struct("first_time", "first_id")).alias("first"),
         )
     )
-    collected = pl.from_arrow(sums.toArrow())
+    collected = cast(pl.DataFrame, pl.from_arrow(sums.toArrow()))
     errors = collected.filter(pl.col("duckrate_error").is_not_null()).sort(
         "league", "duckrate_message", nulls_last=True
     )

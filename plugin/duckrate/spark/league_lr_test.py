@@ -9,6 +9,8 @@ table. It returns the league's test rows, or one error row.
 
 from __future__ import annotations
 
+from typing import cast
+
 import polars as pl
 import pyarrow as pa
 
@@ -36,7 +38,7 @@ class LeagueLrTest:
 
     def __call__(self, key: tuple, matches: pa.Table) -> pa.Table:
         try:
-            rows = python_bt_lr_test(pl.from_arrow(matches), **self.params)
+            rows = python_bt_lr_test(cast(pl.DataFrame, pl.from_arrow(matches)), **self.params)
         except DuckrateInputError as error:
             return league_error(self.schema, key, error)
         return frame_part(self.schema, "row", rows, tuple(OUTPUT_SCHEMA))

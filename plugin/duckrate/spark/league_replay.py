@@ -9,6 +9,8 @@ error row.
 
 from __future__ import annotations
 
+from typing import cast
+
 import polars as pl
 import pyarrow as pa
 
@@ -59,18 +61,19 @@ class LeagueReplay:
             return league_error(self.schema, key, error)
 
     def _replay(self, matches: pa.Table, saved: pa.Table) -> pa.Table:
-        state = pl.from_arrow(saved) if saved.num_rows else None
+        state = cast(pl.DataFrame, pl.from_arrow(saved)) if saved.num_rows else None
         if not matches.num_rows:  # a league with no new matches keeps its state as it was saved,
             kept = state_frame(state)  # if saved by this system with these parameters (as a whole state is checked)
             check_league_rows(self.system, self.system.resolve(self.params), league_rows(kept))
             return self._state_part(kept)
         rows, after = self.system.with_state(
-            pl.from_arrow(matches),
+            cast(pl.DataFrame, pl.from_arrow(matches)),
             state=state,
             priors=self.priors,
             chunk_size=self.chunk_size,
             **self.params,
         )
+        assert after is not None  # the state is asked for
         return pa.concat_tables([frame_part(self.schema, "row", rows, self.outputs), self._state_part(after)])
 
     def _state_part(self, state: pl.DataFrame) -> pa.Table:

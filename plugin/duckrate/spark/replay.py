@@ -13,6 +13,7 @@ systems contest results (:mod:`.rated_tables`).
 from __future__ import annotations
 
 from functools import reduce
+from typing import cast
 
 import polars as pl
 from pyspark.sql import DataFrame
@@ -68,7 +69,7 @@ def replay_with_state(
     rated = rated_table(entry.input)
     frame = canonical_columns(matches, rated.columns)
     if isinstance(priors, DataFrame):
-        priors = pl.from_arrow(priors.toArrow())
+        priors = cast(pl.DataFrame, pl.from_arrow(priors.toArrow()))
     # parameters, columns, types and the priors table, checked as the Python API checks them
     entry.with_state(empty_frame(frame), priors=priors, chunk_size=chunk_size, **params)
     size = DEFAULT_CHUNK_ROWS if chunk_size is None else chunk_size

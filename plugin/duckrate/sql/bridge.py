@@ -37,6 +37,7 @@ import itertools
 import threading
 import time
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 import pyarrow as pa
@@ -82,7 +83,8 @@ class _Part:
     def __init__(self, struct_type: pa.StructType, size: int):
         self.type, self.size, self.rows = struct_type, size, 0
         self.dtypes = [_fixed_width_dtype(f.type) for f in struct_type]
-        self.values = [np.empty(size, dtype) if dtype is not None else [] for dtype in self.dtypes]
+        # Per field: one array (fixed width) or a list of the chunks' arrays; None once joined.
+        self.values: list[Any] = [np.empty(size, dtype) if dtype is not None else [] for dtype in self.dtypes]
         self.valid: list[np.ndarray | None] = [None] * len(self.dtypes)
         self.starts: list[int] = []
 
@@ -104,9 +106,10 @@ class _Part:
                 field.offset : field.offset + n
             ]
             if field.null_count:
-                if self.valid[i] is None:
-                    self.valid[i] = np.ones(self.size, dtype=np.bool_)
-                self.valid[i][start : start + n] = np.asarray(field.is_valid(), dtype=np.bool_)
+                valid = self.valid[i]
+                if valid is None:
+                    valid = self.valid[i] = np.ones(self.size, dtype=np.bool_)
+                valid[start : start + n] = np.asarray(field.is_valid(), dtype=np.bool_)
         self.starts.append(start)
         self.rows += n
 
@@ -118,7 +121,8 @@ class _Part:
             if self.dtypes[i] is None:
                 joined.append(values[0] if len(values) == 1 else pa.concat_arrays(values))
                 continue
-            mask = None if self.valid[i] is None else ~self.valid[i][: self.rows]
+            valid = self.valid[i]
+            mask = None if valid is None else ~valid[: self.rows]
             joined.append(pa.array(values[: self.rows], type=f.type, mask=mask))
         return pa.StructArray.from_arrays(joined, fields=list(self.type))
 
@@ -126,7 +130,7 @@ class _Part:
 class Collector:
     """Input chunks as DuckDB's scan hands them to ``duckrate_collect``, by (token, part)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._parts: dict[tuple[int, str], _Part] = {}
         self._last_used: dict[int, float] = {}
         self._lock = threading.Lock()
@@ -150,6 +154,7 @@ class Collector:
             raise RuntimeError(f"duckrate: collected {rows} rows of {part}, expected {expected}; please report this")
         if not expected:
             return None, np.zeros(0, np.int64)
+        assert collected is not None  # rows == expected > 0
         return collected.join(), np.asarray(collected.starts, dtype=np.int64)
 
     def evict_idle(self, limit: float) -> None:
@@ -172,11 +177,11 @@ class _Entry:
     columns: list  # one NumPy array (or None: all NULL) per field of the fetch UDF's struct
     extra: object = None  # a second result taken once (the saved state), or None
     what: str = "row"
-    delivered: np.ndarray = field(default=None)
+    delivered: np.ndarray | None = None  # None once every row was fetched
     remaining: int = 0
-    anchor_keys: np.ndarray = field(default=None)
-    anchor_positions: np.ndarray = field(default=None)
-    anchors: np.ndarray = field(default=None)
+    anchor_keys: np.ndarray | None = None
+    anchor_positions: np.ndarray | None = None
+    anchors: np.ndarray | None = None
     slots: np.ndarray = field(default_factory=lambda: _EMPTY_SLOTS)
     last_used: float = field(default_factory=time.monotonic)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -185,10 +190,10 @@ class _Entry:
 class ResultStore:
     """Computed results waiting to be fetched, by token (see the module docstring)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._entries: dict[int, _Entry] = {}
         self._lock = threading.Lock()
-        self._hints = threading.local()
+        self._hints = threading.local()  # its __dict__: this thread's token -> where the next fetch starts
 
     def put(
         self,
@@ -221,7 +226,7 @@ class ResultStore:
         entry = self._entry(token)
         if not entry.remaining:
             raise RuntimeError(f"duckrate: the result of token {token} was already fetched in full; please report this")
-        hints = self._hints.__dict__
+        hints = cast(dict[int, int], self._hints.__dict__)
         hint = hints.get(token, -1)
         positions, needs_table = key_positions(
             keys, entry.keys, hint, entry.anchor_keys, entry.anchor_positions, entry.anchors, entry.slots
@@ -246,8 +251,10 @@ class ResultStore:
         columns = [None if c is None else c[where] for c in entry.columns]
         with entry.lock:
             entry.last_used = time.monotonic()
-            seen = int(np.count_nonzero(entry.delivered[where]))
-            entry.delivered[where] = True
+            delivered = entry.delivered
+            assert delivered is not None  # rows remain
+            seen = int(np.count_nonzero(delivered[where]))
+            delivered[where] = True
             entry.remaining -= n - seen
             done = entry.remaining == 0
         if seen or (not consecutive and len(np.unique(positions)) != n):
@@ -279,7 +286,7 @@ class ResultStore:
 
     def _drop_rows(self, token: int, entry: _Entry) -> None:
         entry.columns, entry.slots, entry.anchors, entry.delivered = [], _EMPTY_SLOTS, None, None
-        self._hints.__dict__.pop(token, None)
+        cast(dict[int, int], self._hints.__dict__).pop(token, None)
         if entry.extra is None:
             with self._lock:
                 self._entries.pop(token, None)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal
+from typing import cast
 
 import polars as pl
 import pyarrow as pa
@@ -101,7 +102,7 @@ def _replay_frame(mart: Mart, elements: pa.StructArray) -> pl.DataFrame:
             f"{mart.name}: the table is missing column(s) {', '.join(map(repr, missing))}; expected a replay table "
             f"(the output of a *_replay macro) with columns {', '.join(mart.fields)}"
         )
-    frame = pl.from_arrow(table.select(present))
+    frame = cast(pl.DataFrame, pl.from_arrow(table.select(present)))
     return frame.with_columns(pl.col(name).cast(pl.Utf8) for name in ("system", "league") if name in frame.columns)
 
 
@@ -213,6 +214,7 @@ def mart_table(mart: Mart, elements: pa.StructArray, values: list) -> pa.Table:
     """A UDF mart's rows over the replay rows ``elements`` (one struct per row; the packed list of the macro,
     or one group's rows on Spark) with the parameter ``values`` (in :attr:`Mart.parameters` order): its
     Polars function, typed as :attr:`Mart.returns`."""
+    assert mart.compute is not None  # a UDF mart
     frame = _replay_frame(mart, elements)
     result = mart.compute(frame, *values).select([name for name, _ in mart.returns])
     return result.to_arrow().cast(returns_schema(mart))

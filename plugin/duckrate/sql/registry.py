@@ -8,13 +8,11 @@ priors view live per cursor, so :func:`register_macros` runs for every cursor (d
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 
 import duckdb
 import pyarrow as pa
 
-from duckrate.core.contests import CONTEST_RESULTS
-from duckrate.core.matches import MATCHES
-from duckrate.core.registry import SYSTEMS
 from duckrate.sql import (
     bridge,
     contest_udf,
@@ -28,6 +26,7 @@ from duckrate.sql import (
     tune_udf,
     win_probability_udf,
 )
+from duckrate.systems import contest, two_player
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -39,16 +38,14 @@ def _existing_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
 
 def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     """Every UDF as (name, factory, SQL return type)."""
-    udfs = [
+    udfs: list[tuple[str, Callable[[], Callable], str]] = [
         (bridge.NEW_TOKEN_UDF, lambda: bridge.new_token_udf, "BIGINT"),
         (bridge.COLLECT_UDF, lambda: bridge.collect_udf, "BOOLEAN"),
     ]
     udfs += [
         (
             replay_udf.fetch_udf_name(has_sd),
-            lambda has_sd=has_sd: bridge.make_fetch_udf(
-                replay_udf.fetch_udf_name(has_sd), replay_udf.fetch_type(has_sd)
-            ),
+            partial(bridge.make_fetch_udf, replay_udf.fetch_udf_name(has_sd), replay_udf.fetch_type(has_sd)),
             _struct_sql(replay_udf.fetch_type(has_sd)),
         )
         for has_sd in (True, False)
@@ -74,24 +71,24 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             replay_udf.STATE_RETURN_TYPE,
         )
     )
-    for module, shape in ((replay_udf, MATCHES), (contest_udf, CONTEST_RESULTS)):
-        for system in SYSTEMS.of(shape):
+    for module, systems in ((replay_udf, two_player.registered()), (contest_udf, contest.registered())):
+        for system in systems:
             udfs.append(
                 (
                     replay_udf.udf_name(system, "compute"),
-                    lambda module=module, system=system: module.make_compute_udf(system),
+                    partial(module.make_compute_udf, system),
                     "BIGINT",
                 )
             )
             udfs.append(
                 (
                     replay_udf.udf_name(system, "check"),
-                    lambda module=module, system=system: module.make_check_udf(system),
+                    partial(module.make_check_udf, system),
                     "VARCHAR",
                 )
             )
     for mart in [mart for mart in evaluation_udf.MARTS + contest_udf.MARTS if mart.compute is not None]:
-        udfs.append((mart.udf_name, lambda mart=mart: evaluation_udf.make_udf(mart), mart.return_type))
+        udfs.append((mart.udf_name, partial(evaluation_udf.make_udf, mart), mart.return_type))
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
@@ -136,7 +133,7 @@ def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) ->
         type="arrow",
         null_handling="special",
         side_effects=bridge.is_bridge_udf(name),
-    )
+    )  # type: ignore[call-overload]  # duckdb's stubs take only enums for type and null_handling; it takes their names
     _REGISTERED_UDFS.append(udf)
 
 
@@ -146,10 +143,10 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(replay_udf.EMPTY_STATE_SQL)
     con.execute(replay_udf.NEXT_STATE_MACRO_SQL)
     con.execute(replay_udf.NO_CARRY_SQL)
-    con.execute(replay_udf.carried_systems_macro_sql(SYSTEMS.of(MATCHES)))
+    con.execute(replay_udf.carried_systems_macro_sql(two_player.registered()))
     con.execute(replay_udf.CARRIED_LEAGUES_MACRO_SQL)
     con.execute(replay_udf.DEFAULT_CHUNK_MACRO_SQL)
-    for system in SYSTEMS.of(MATCHES):
+    for system in two_player.registered():
         con.execute(replay_udf.macro_sql(system))
         con.execute(replay_udf.macro_sql(system, with_state=True))
         con.execute(replay_udf.state_macro_sql(system))
@@ -159,13 +156,13 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     for mart in evaluation_udf.MARTS + contest_udf.MARTS:
         con.execute(mart_sql.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
-    for system in SYSTEMS.of(CONTEST_RESULTS):
-        con.execute(contest_udf.replay_macro_sql(system))
-        con.execute(contest_udf.replay_macro_sql(system, with_state=True))
-        con.execute(contest_udf.state_macro_sql(system))
-        con.execute(contest_udf.check_macro_sql(system))
-        con.execute(contest_udf.token_macro_sql(system))
-        con.execute(contest_udf.rows_macro_sql(system))
+    for contest_system in contest.registered():
+        con.execute(contest_udf.replay_macro_sql(contest_system))
+        con.execute(contest_udf.replay_macro_sql(contest_system, with_state=True))
+        con.execute(contest_udf.state_macro_sql(contest_system))
+        con.execute(contest_udf.check_macro_sql(contest_system))
+        con.execute(contest_udf.token_macro_sql(contest_system))
+        con.execute(contest_udf.rows_macro_sql(contest_system))
     con.execute(fit_udf.macro_sql())
     con.execute(tune_udf.macro_sql())
     con.execute(tune_udf.contest_macro_sql())

@@ -263,7 +263,10 @@ def make_compute_udf(system: ReplaySystem):
                 want_state=want_state,
                 partial_state=True,
             )
-            return computed, CarriedState.after(start, after, carried) if want_state else None
+            if not want_state:
+                return computed, None
+            assert after is not None  # asked for: run_replay returned the state
+            return computed, CarriedState.after(start, after, carried)
 
         def unchanged(row: int, saved: pl.DataFrame) -> CarriedState:  # an empty chunk hands on what it was handed
             carried = call.carried(row)

@@ -11,6 +11,7 @@ result. No maths here.
 from __future__ import annotations
 
 import json
+from typing import cast
 
 import polars as pl
 import pyarrow as pa
@@ -49,7 +50,7 @@ def _packed(lists, row: int) -> pl.DataFrame:
     elements = list_values(lists, row)
     if elements is None or not len(elements):
         return pl.DataFrame(schema=PACKED_COLUMNS)
-    frame = pl.from_arrow(pa.Table.from_struct_array(elements))
+    frame = cast(pl.DataFrame, pl.from_arrow(pa.Table.from_struct_array(elements)))
     return frame.select(pl.col(name).cast(kind) for name, kind in PACKED_COLUMNS.items())
 
 

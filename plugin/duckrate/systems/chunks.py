@@ -79,9 +79,9 @@ def replay_in_chunks(
             part = pl.concat([carried, part], how="vertical_relaxed")
         out, state = run(part, state)
         if stop < len(order):
-            pending = _open_keys(out, state, key)
-            carried = part.join(pending, on=key, how="semi")
-            out = out.join(pending, on=key, how="anti")
+            open_keys = _open_keys(out, state, key)
+            carried = part.join(open_keys, on=key, how="semi")
+            out = out.join(open_keys, on=key, how="anti")
         rows.append(out)
         progress.advance(stop - start)
     return pl.concat(rows, how="vertical_relaxed").sort(order_by, nulls_last=True), state

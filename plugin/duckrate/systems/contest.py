@@ -2,7 +2,7 @@
 API are generated from (in the spirit of the Elo-MMR reference implementation's ``RatingSystem``, whose
 ``round_update`` rates one contest's standings).
 
-A contest system is registered in :data:`duckrate.systems.CONTEST_SYSTEMS` as a :class:`ContestSystem`:
+A contest system is registered in :data:`duckrate.core.registry.SYSTEMS` as a :class:`ContestSystem`:
 its name, summary and parameters (a :class:`~duckrate.core.parameters.Signature`) and one function, ``run``,
 which rates prepared contests from a start::
 
@@ -38,6 +38,7 @@ from duckrate.core.contests import CONTEST_RESULTS, PreparedContests, contest_co
 from duckrate.core.parameters import Parameter, positive
 from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
 from duckrate.core.protocol import InputShape, System
+from duckrate.core.registry import SYSTEMS
 from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS, check_chunk_size, replay_in_chunks
 from duckrate.systems.contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
 from duckrate.systems.saved_state import RebuildRequired, state_frame
@@ -123,22 +124,22 @@ class ContestSystem(System):
 
     def with_state(
         self,
-        results: pl.DataFrame,
+        frame: pl.DataFrame,
         state: pl.DataFrame | None = None,
         priors: pl.DataFrame | None = None,
         chunk_size: int | None = None,
         want_state: bool = True,
         **params,
     ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-        """The replay rows of ``results`` (:data:`OUTPUT_COLUMNS`, sorted by :data:`ROW_ORDER`) and the state
+        """The replay rows of the contest results ``frame`` (:data:`OUTPUT_COLUMNS`, sorted by :data:`ROW_ORDER`) and the state
         table after them; at most ``chunk_size`` results (default ``DEFAULT_CHUNK_ROWS``) are rated at once,
         whole contests, in chunks that each continue from the state the one before left (:mod:`._chunks`)."""
         size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
-        if not isinstance(results, pl.DataFrame) or results.height <= size or "played_at" not in results.columns:
-            return self._output_frame(results, priors, state, params, want_state)
+        if not isinstance(frame, pl.DataFrame) or frame.height <= size or "played_at" not in frame.columns:
+            return self._output_frame(frame, priors, state, params, want_state)
         self.resolve(params)  # a bad parameter is reported before any work
         return replay_in_chunks(
-            results,
+            frame,
             "contest_id",
             size,
             state,
@@ -154,6 +155,12 @@ class ContestSystem(System):
             out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
         out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
         return out.select(OUTPUT_COLUMNS).sort(ROW_ORDER, nulls_last=True), new_state
+
+
+def registered() -> tuple[ContestSystem, ...]:
+    """Every registered contest system: the registry's entries over
+    :data:`~duckrate.core.contests.CONTEST_RESULTS`."""
+    return tuple(system for system in SYSTEMS.of(CONTEST_RESULTS) if isinstance(system, ContestSystem))
 
 
 def fixed_values(fields: tuple[np.ndarray, ...]) -> pl.Series:

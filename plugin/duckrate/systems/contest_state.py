@@ -97,8 +97,9 @@ def check_contest_continuation(
     ids = contest_ids(columns, prepared)
     id_text = [str(v) for v in ids.to_pylist()]
     replayed: dict = {}
-    for row in state.filter(pl.col("kind") == "contest").select("league", "last_match_id", "seq").iter_rows():
-        replayed.setdefault(row[0], {})[row[1]] = row[2]
+    contest_rows = state.filter(pl.col("kind") == "contest").select("league", "last_match_id", "seq")
+    for league, contest_id, seq in contest_rows.iter_rows():
+        replayed.setdefault(league, {})[contest_id] = seq
     first_rows = prepared.order[prepared.contest_start[:-1]]
     for row in leagues.iter_rows(named=True):
         if row["league"] not in index:

@@ -128,7 +128,7 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
 def check_schedule_resume(prepared: PreparedMatches, params: dict, start: StartState) -> str | None:
     """The decaying schedule's N is the league's player count over the whole history: new players change
     every step already taken."""
-    if params["a"] is None:
+    if params["a"] is None or start.n_players is None:  # None: a fresh start, no saved count
         return None
     changed = np.flatnonzero(start.league_known & (start.n_players != start.saved_players))
     if changed.size:

@@ -66,12 +66,12 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         }
     )
     seen, last_period = carried_start(player)
-    states = (player["mu"], player["phi"], player["volatility"])
+    kernel_states = (player["mu"], player["phi"], player["volatility"])
     out = run_periodic(
         GLICKO2_RULES,
         prepared,
         period,
-        states,
+        kernel_states,
         seen,
         last_period,
         start.seq.copy(),

@@ -257,6 +257,7 @@ def _read_state(state: pl.DataFrame, saved: dict) -> Players:
 
 def _forecast(players: Players, a: np.ndarray, b: np.ndarray, params: dict) -> Probabilities:
     """Each pair's counts (a pair that never met has none: P = ½)."""
+    assert players.pairs is not None  # read_state gives the pair counts
     names = players.frame.select("league", "player")
     queries = pl.DataFrame(
         {"league": names["league"].gather(a), "a": names["player"].gather(a), "b": names["player"].gather(b)}

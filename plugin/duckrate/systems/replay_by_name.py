@@ -49,7 +49,9 @@ def replay_with_state(
         When the state cannot be continued with these matches (a late match, other parameters...).
     """
     chosen = SYSTEMS.get(system, "replay_state")
-    return chosen.with_state(matches, state=state, priors=priors, chunk_size=chunk_size, **params)
+    rows, after = chosen.with_state(matches, state=state, priors=priors, chunk_size=chunk_size, **params)
+    assert after is not None  # the state is asked for
+    return rows, after
 
 
 def replay_state(

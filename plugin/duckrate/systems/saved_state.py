@@ -26,16 +26,18 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import cast
 
 import numpy as np
 import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from duckrate.core.contests import PreparedContests
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import PreparedMatches
 
-STATE_SCHEMA = {
+STATE_SCHEMA: dict[str, pl.DataType | type[pl.DataType]] = {
     "league": pl.Utf8,
     "kind": pl.Utf8,
     "player": pl.Utf8,
@@ -90,7 +92,7 @@ class StartState:
     league: dict[str, np.ndarray]
     seq: np.ndarray
     n_players: np.ndarray | None
-    saved_players: np.ndarray | None = None
+    saved_players: np.ndarray
     pairs: tuple[np.ndarray, np.ndarray, np.ndarray] = field(
         default_factory=lambda: (np.zeros(0, np.int64), np.zeros(0, np.int64), np.zeros((0, 0)))
     )
@@ -171,7 +173,7 @@ def state_frame(state) -> pl.DataFrame:
     if isinstance(state, pl.DataFrame):
         frame = state
     else:
-        frame = pl.from_arrow(pa.table({name: array for name, array in state.items()}))
+        frame = cast(pl.DataFrame, pl.from_arrow(pa.table({name: array for name, array in state.items()})))
     missing = [name for name in ("league", "kind", "player", "value") if name not in frame.columns]
     if missing:
         raise DuckrateInputError(
@@ -184,11 +186,11 @@ def state_frame(state) -> pl.DataFrame:
     return frame.select(pl.col(name).cast(kind) for name, kind in STATE_SCHEMA.items())
 
 
-def league_index(prepared: PreparedMatches) -> dict:
+def league_index(prepared: PreparedMatches | PreparedContests) -> dict:
     return {name: index for index, name in enumerate(prepared.league_names)}
 
 
-def slot_table(prepared: PreparedMatches, used: np.ndarray) -> pl.DataFrame:
+def slot_table(prepared: PreparedMatches | PreparedContests, used: np.ndarray) -> pl.DataFrame:
     """(league, player, slot) of the used slots."""
     slots = np.flatnonzero(used)
     names = pl.Series("player", prepared.players.take(pa.array(prepared.state_player[slots])).cast(pa.large_string()))
@@ -380,7 +382,7 @@ def ids_at_or_before(match_ids: pa.Array, rows: np.ndarray, last_id: str) -> np.
     values = pc.take(match_ids, pa.array(rows))
     if pa.types.is_integer(values.type):
         return np.asarray(values, dtype=np.int64) <= int(last_id)
-    series = pl.from_arrow(values)
+    series = cast(pl.Series, pl.from_arrow(values))
     try:
         last = pl.Series([last_id]).cast(series.dtype)
     except Exception as error:  # the id's type changed since the state was saved

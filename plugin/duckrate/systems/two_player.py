@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import ClassVar
 
 import numpy as np
 import polars as pl
@@ -19,8 +19,10 @@ import pyarrow.compute as pc
 from duckrate.core.matches import MATCHES, PreparedMatches, columns_from_polars, prepare_matches
 from duckrate.core.priors import prior_columns
 from duckrate.core.protocol import InputShape, System
+from duckrate.core.registry import SYSTEMS
 from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS, check_chunk_size, replay_in_chunks
 from duckrate.systems.saved_state import (
+    EndState,
     RebuildRequired,
     StartState,
     StateField,
@@ -96,7 +98,9 @@ class ReplaySystem(System):
 
     input: ClassVar[InputShape] = MATCHES
     weighted: bool = True  # False: a match weight other than 1 is refused (check_matches says so, naming the row)
-    run: Callable[[PreparedMatches, dict | None, dict, StartState], tuple[dict[str, np.ndarray | None], Any]]
+    run: Callable[
+        [PreparedMatches, dict[str, pa.Array] | None, dict, StartState], tuple[dict[str, np.ndarray | None], EndState]
+    ]
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
     check_matches: Callable[[dict, PreparedMatches, str], None] = field(default=lambda columns, prepared, table: None)
@@ -126,6 +130,11 @@ class ReplaySystem(System):
     def forecasts(self, prepared: PreparedMatches, priors, params: dict) -> np.ndarray:
         """:func:`replay_forecasts` (tuning)."""
         return replay_forecasts(self, prepared, priors, params)
+
+
+def registered() -> tuple[ReplaySystem, ...]:
+    """Every registered two-player system: the registry's entries over :data:`~duckrate.core.matches.MATCHES`."""
+    return tuple(system for system in SYSTEMS.of(MATCHES) if isinstance(system, ReplaySystem))
 
 
 def run_replay(
@@ -227,7 +236,7 @@ def resume_problem(
     params = system.resolve(params)
     prepared = prepare_matches(columns, table)
     old = _old_state(state, partial_state)
-    if not old.height:
+    if old is None or not old.height:
         return None
     try:
         _continuation_start(

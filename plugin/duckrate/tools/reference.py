@@ -68,14 +68,14 @@ def reference_markdown() -> str:
             system.summary,
         )
     lines += ["## Contest replays (over ranked results)", ""]
-    for system in SYSTEMS.of(CONTEST_RESULTS):
+    for contest_system in SYSTEMS.of(CONTEST_RESULTS):
         lines += _section(
-            f"`{system.name}_replay`",
-            f"SELECT * FROM {system.name}_replay('contest_results', ...)",
-            f"duckrate.{system.name}(results, ...)",
-            system.parameters,
+            f"`{contest_system.name}_replay`",
+            f"SELECT * FROM {contest_system.name}_replay('contest_results', ...)",
+            f"duckrate.{contest_system.name}(results, ...)",
+            contest_system.parameters,
             _columns(CONTEST_COLUMNS),
-            summary=system.summary,
+            summary=contest_system.summary,
         )
     lines += ["## Batch fits", ""]
     for fit in FITS:

@@ -104,11 +104,11 @@ def replays_yml() -> str:
             f"(replay_{system.name}__state) when new matches arrive."
         )
         lines += ["    columns: *replay_columns"]
-    for system in SYSTEMS.of(CONTEST_RESULTS):
-        lines += [f"  - name: replay_{system.name}"]
+    for contest_system in SYSTEMS.of(CONTEST_RESULTS):
+        lines += [f"  - name: replay_{contest_system.name}"]
         lines += _description(
-            f"{system.summary} Over the staged contest results, one row per contest and participant; parameters "
-            f"from var duckrate_params.{system.name}. Incremental: continues from replay_{system.name}__state when "
+            f"{contest_system.summary} Over the staged contest results, one row per contest and participant; parameters "
+            f"from var duckrate_params.{contest_system.name}. Incremental: continues from replay_{contest_system.name}__state when "
             "new contests arrive; a contest's rows are added or replaced together."
         )
         lines += [

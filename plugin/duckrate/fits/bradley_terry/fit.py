@@ -16,6 +16,7 @@ at gradient norm ``tol`` (natural units). Uncertainty: :mod:`._bt_uncertainty`.
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import numpy as np
 import polars as pl
@@ -268,8 +269,10 @@ def fit_prepared(prepared: PreparedMatches, priors, params: dict, league_data_of
     if params["anchor_player"] is not None:
         found = pc.index(prepared.players, params["anchor_player"]).as_py()
         anchor_code = found if found >= 0 else None
-    player_part = {name: [] for name in OUTPUT_SCHEMA.names if name not in INTERVAL_RANK_COLUMNS}
-    covariate_part = {name: [] for name in player_part}
+    player_part: dict[str, list[pa.Array]] = {
+        name: [] for name in OUTPUT_SCHEMA.names if name not in INTERVAL_RANK_COLUMNS
+    }
+    covariate_part: dict[str, list[pa.Array]] = {name: [] for name in player_part}
     player_names = prepared.players.cast(pa.string())
     for league in range(prepared.n_leagues):
         slots = members[league]
@@ -365,7 +368,7 @@ def _frame(part: dict) -> pl.DataFrame:
         else pa.array([], schema.field(name).type)
         for name, chunks in part.items()
     ]
-    return pl.from_arrow(pa.Table.from_arrays(arrays, schema=schema))
+    return cast(pl.DataFrame, pl.from_arrow(pa.Table.from_arrays(arrays, schema=schema)))
 
 
 def bt_fit(
@@ -442,4 +445,4 @@ def bt_fit(
         "min_pair_count": min_pair_count,
     }
     table = fit_columns(columns_from_polars(matches), priors, given)
-    return pl.from_arrow(table)
+    return cast(pl.DataFrame, pl.from_arrow(table))

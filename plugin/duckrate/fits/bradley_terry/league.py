@@ -169,6 +169,7 @@ def fit_league(data: LeagueData, params, anchor: int | None, league_name, name_o
         centred = anchor is None and not with_priors  # MLE and ridge report θ mean-zero
         mle = not np.any(data.precision > 0.0)
         dense = kind == "hessian" or (kind == "sandwich" and n <= HESSIAN_MAX_PLAYERS)
+        variance: np.ndarray | None  # None: belief propagation diverged
         if dense:
             if kind == "hessian":
                 variance, coef_var = hessian_variances(pairs, curvature, data.precision, border, anchor, centred)
@@ -203,10 +204,14 @@ def fit_league(data: LeagueData, params, anchor: int | None, league_name, name_o
             counts = counts.astype(np.float64)  # the row path weighs each row by its count
             return _point_estimate(data, params, solution.theta, coefficients, counts, refit_tol)
 
-        refit.needs_existence = not np.any(data.precision > 0)
         try:
             replicates, replicate_coefficients, used = bootstrap_replicates(
-                pairs, refit, normalise, params["resamples"], _league_seed(params["seed"], league_name)
+                pairs,
+                refit,
+                normalise,
+                params["resamples"],
+                _league_seed(params["seed"], league_name),
+                needs_existence=not np.any(data.precision > 0),
             )
         except NoFiniteOptimum:
             replicates, replicate_coefficients, used = np.empty((0, n)), np.empty((0, k)), 0

@@ -212,6 +212,7 @@ def sparse_sandwich(
     mle = not np.any(precision > 0.0)
     k = features.shape[1]
     if k:
+        assert border is not None  # covariates (or α's column of ones) come with the Hessian's border
         y, schur = border_solves(pairs, curvature, precision, diagonal, border, mle)
     else:
         y, schur = np.zeros((n, 0)), np.zeros((0, 0))

@@ -235,16 +235,21 @@ def sparse_variances(
 
 
 def bootstrap_replicates(
-    pairs: Pairs, refit, normalise, resamples: int, rng: np.random.Generator
+    pairs: Pairs,
+    refit,
+    normalise,
+    resamples: int,
+    rng: np.random.Generator,
+    needs_existence: bool = False,
 ) -> tuple[np.ndarray, np.ndarray, int]:
     """θ of ``resamples`` fits on resampled games, as a (used, n_players) array, with the coefficients
     (α or β) of each as a (used, k) array.
 
     ``refit(resampled_pairs, counts) -> (Solution, coefficients)`` (``counts``: how often each row was
     drawn); ``normalise(theta) -> theta`` applies the reporting convention (mean zero or the anchor).
-    Returns (thetas, coefficients, number used).
+    ``needs_existence``: skip the resamples whose maximum-likelihood estimate does not exist (a fit without
+    priors). Returns (thetas, coefficients, number used).
     """
-    mle_check = getattr(refit, "needs_existence", False)
     n_rows = pairs.row_pair.shape[0]
     thetas, coefficients = [], []
     progress = Progress("bt_fit bootstrap", resamples, "resamples")
@@ -253,7 +258,7 @@ def bootstrap_replicates(
             progress.advance()  # the resample before is done (or skipped)
         counts = np.bincount(rng.integers(0, n_rows, n_rows), minlength=n_rows)
         sample = resampled(pairs, counts)
-        if mle_check and not check_existence(sample).exists:
+        if needs_existence and not check_existence(sample).exists:
             continue
         try:
             solution, fitted = refit(sample, counts)

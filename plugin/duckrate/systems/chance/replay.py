@@ -40,6 +40,7 @@ the thread settings.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numba
 import numpy as np
@@ -443,7 +444,7 @@ def _luck_plan(params: dict, thetas: np.ndarray, counts: np.ndarray) -> dict:
     """
     size, code, beta = params["grid_points"], sigmoid_code(params["sigmoid"]), params["beta"]
     n_thetas = len(thetas)
-    plan = {
+    plan: dict[str, Any] = {  # the kernel's arguments: ints, floats and arrays
         "method": LUCK_NAIVE,
         "op_a": np.full(n_thetas, -1, np.int64),
         "op_b": np.full(n_thetas, -1, np.int64),

@@ -25,6 +25,7 @@ import polars as pl
 
 from duckrate.core.jit import kernel
 from duckrate.core.scales import ELO_SCALE, LN10
+from duckrate.synthetic.columns import player_names
 
 KINDS = ("bt", "sst_byrow", "sst_bydiagonal", "sst_byentry", "wst_byrow", "wst_bydiagonal", "wst_byentry")
 MATCHMAKING = ("uniform", "rating_window")
@@ -182,8 +183,7 @@ def matrix_matches(
         outcome,
         _MATCHMAKING_ELO_K * LN10 / ELO_SCALE,
     )
-    width = max(6, len(str(n)))
-    names = pl.Series([f"p{i:0{width}d}" for i in range(1, n + 1)], dtype=pl.Utf8)
+    names = player_names(n)
     ids = np.arange(1, n_matches + 1, dtype=np.int64)
     return pl.DataFrame(
         {
