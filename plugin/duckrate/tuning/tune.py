@@ -26,7 +26,7 @@ from duckrate.core.parameters import Parameter
 from duckrate.core.priors import prior_columns
 from duckrate.core.progress import Progress
 from duckrate.evaluation.contest_marts import contest_metrics
-from duckrate.evaluation.loss_curve import POINTS
+from duckrate.marts.parameters import POINTS
 from duckrate.systems import CONTEST_SYSTEMS, REPLAY_SYSTEMS
 from duckrate.systems.two_player import replay_forecasts
 from duckrate.tuning.grids import parameter_sets

@@ -1,4 +1,4 @@
-"""Log loss by rating difference (Cowan, paired comparisons for games of chance, Figure 5.1).
+"""The oracle of ``loss_by_gap``, in Polars, independent of the engines' SQL: log loss by rating difference (Cowan, paired comparisons for games of chance, Figure 5.1).
 
 The forecast's rating difference ``gap = rating_a_before - rating_b_before`` (signed, on each system's own
 scale: A is the replay's first player) is cut into equal-width bins; per ``(league, system)`` and bin the
@@ -13,8 +13,8 @@ from numbers import Real
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.parameters import Parameter
 from duckrate.evaluation.replay_rows import GROUP_KEYS, log_loss_expr, require_columns, require_forecasts
+from duckrate.marts.parameters import BIN_WIDTH, DEFAULT_BIN_WIDTH, SYSTEM_BIN_WIDTHS
 
 LOSS_BY_GAP_INPUT_COLUMNS: tuple[str, ...] = (
     *GROUP_KEYS,
@@ -27,23 +27,6 @@ LOSS_BY_GAP_INPUT_COLUMNS: tuple[str, ...] = (
 
 LOSS_BY_GAP_COLUMNS: tuple[str, ...] = ("league", "system", "gap_bin", "n", "mean_log_loss", "share_of_total_loss")
 """Columns of the frame :func:`loss_by_gap` returns, in order."""
-
-DEFAULT_BIN_WIDTH: float = 50.0
-"""The bin width when none is given: 50 rating points on the Elo display scale (400/ln 10 points per natural
-unit: Elo, Glicko, Glicko-2, Elo2K, the pairwise and chance systems), about 7 points of win probability
-between even players."""
-
-SYSTEM_BIN_WIDTHS: dict[str, float] = {"trueskill": 1.0}
-"""Default bin widths of the systems on another scale: TrueSkill's μ (one μ point moves the forecast about
-as much as 50 Elo points at the default β = 25/6)."""
-
-BIN_WIDTH = Parameter(
-    "bin_width",
-    None,
-    "a bin width > 0 on the rating scale of each system, or NULL for the default (50; TrueSkill 1)",
-    lambda v: math.isfinite(v) and v > 0,
-    nullable=True,
-)
 
 
 def _check_bin_width(bin_width) -> float | None:
