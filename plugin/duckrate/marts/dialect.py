@@ -12,9 +12,6 @@ from __future__ import annotations
 class Dialect:
     """The engine-specific spellings (abstract)."""
 
-    #: The SQL type of text (DuckDB ``VARCHAR``, Spark ``STRING``).
-    text_type = "VARCHAR"
-
     def double(self, value: float) -> str:
         """A DOUBLE literal of exactly this float."""
         raise NotImplementedError

@@ -39,8 +39,6 @@ _QUOTE = "''''"  # a SQL string literal holding one single quote
 class DuckDBDialect(Dialect):
     """DuckDB's spellings; ``mart`` names the macro in its errors."""
 
-    text_type = "VARCHAR"
-
     def __init__(self, mart: Mart):
         self.mart = mart
 

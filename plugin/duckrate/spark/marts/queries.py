@@ -22,14 +22,13 @@ from duckrate.marts import Input, Mart
 from duckrate.marts.dialect import Dialect
 from duckrate.spark.marts.interval_ranks import with_interval_ranks
 
+_REPLAY = "duckrate_replay_rows"  # where the query reads the replay's DataFrame
 #: From 2**52 on, every double is a whole number (its own floor).
 _WHOLE_FROM = 2.0**52
 
 
 class SparkDialect(Dialect):
     """Spark SQL's spellings; ``values`` are the call's checked parameters."""
-
-    text_type = "STRING"
 
     def __init__(self, values: dict):
         self.values = values
@@ -101,7 +100,9 @@ def run_query(mart: Mart, frame: DataFrame, values: dict) -> DataFrame:
     d = SparkDialect(values)
     scalars = [f"{d.literal(values[p.name])} AS {p.name}" for p in mart.parameters if p.name != "max_sd"]
     inputs = ",\n       ".join(_input(d, mart, column) for column in mart.inputs)
-    source = f"SELECT league, system,\n       {inputs}\nFROM {{replay}}"
+    source = f"SELECT league, system,\n       {inputs}\nFROM {_REPLAY}"
     query = mart.query(d).over(f"SELECT {', '.join(scalars) or 'true AS no_parameters'}", source)
-    result = frame.sparkSession.sql(query.sql(), replay=frame)
+    # spark.sql formats the text (the frame is ``{replay}``): any other brace, in a literal, is doubled
+    text = query.sql().replace("{", "{{").replace("}", "}}").replace(_REPLAY, "{replay}")
+    result = frame.sparkSession.sql(text, replay=frame)
     return with_interval_ranks(result) if mart.interval_ranks else result
