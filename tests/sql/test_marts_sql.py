@@ -164,3 +164,18 @@ def test_calibration_summary_in_sql_equals_the_polars_function_within_1e_12(con,
     )
     for column in ("log_loss", "brier", "accuracy", "log_loss_established"):
         np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("mart", MART_CALLS)
+def test_the_python_api_gives_the_macros_bits(con, mart):
+    """``duckrate.<mart>(frame)`` runs the macro over the frame: the same rows, bit for bit."""
+    name, params = MART_CALLS[mart]
+    replay = con.sql("SELECT * FROM tagged").pl()
+    keywords = {
+        "calibration_bins": {"bins": 7},
+        "calibration_summary": {"min_games": 3, "max_sd": {"glicko": 150}},
+        "loss_curve": {"points": 25},
+        "loss_by_gap": {"bin_width": 40},
+    }.get(mart, {})
+    expected = con.sql(f"SELECT * FROM {name}('tagged'{params})").pl()
+    assert getattr(duckrate, name)(replay, **keywords).equals(expected)
