@@ -9,10 +9,17 @@ SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 
 from duckrate import evaluation
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.registry import SYSTEMS
-from duckrate.evaluation import calibration_bins, calibration_summary, leaderboard, loss_by_gap, loss_curve
-from duckrate.evaluation.contest_marts import contest_leaderboard, contest_metrics
+from duckrate.evaluation.contest_marts import contest_metrics
 from duckrate.evaluation.win_probability import win_matrix, win_probability
 from duckrate.fits import bt_fit, bt_lr_test
+from duckrate.sql.mart_functions import (
+    calibration_bins,
+    calibration_summary,
+    contest_leaderboard,
+    leaderboard,
+    loss_by_gap,
+    loss_curve,
+)
 from duckrate.sql.registry import register
 from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS
 from duckrate.systems.replay_by_name import RebuildRequired, replay_state, replay_with_state

@@ -1,6 +1,7 @@
 """The marts in real DuckDB over replay tables without a ``system`` column, labelled with ``system :=``:
 the union of the marts per replay equals the mart over the union of the replays (what the dbt
-materialization duckrate_mart relies on), and the Python evaluation functions."""
+materialization duckrate_mart relies on), and the marts' oracles (tests/helpers/mart_oracles: Polars,
+independent of the marts' one SQL definition)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from helpers import mart_oracles
 
 import duckrate
 
@@ -71,7 +73,7 @@ def test_without_system_the_rows_have_a_null_system_and_a_table_keeps_its_own(co
 
 def test_labelled_leaderboard_equals_the_python_function(con):
     replay = con.sql("SELECT * FROM replay_glicko").pl().with_columns(system=pl.lit("glicko"))
-    expected = duckrate.evaluation.leaderboard(replay).sort("league", "rank")
+    expected = mart_oracles.leaderboard(replay).sort("league", "rank")
     actual = con.sql("SELECT * FROM leaderboard('replay_glicko', system := 'glicko')").pl().sort("league", "rank")
     assert actual.columns == expected.columns
     assert actual.equals(expected)
@@ -82,7 +84,7 @@ def test_calibration_bins_in_sql_equal_the_polars_function_within_1e_12(con, bin
     replay = con.sql(
         "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
     ).pl()
-    expected = duckrate.evaluation.calibration_bins(replay, bins=bins).sort("league", "system", "bin")
+    expected = mart_oracles.calibration_bins(replay, bins=bins).sort("league", "system", "bin")
     actual = con.sql(f"SELECT * FROM calibration_bins('tagged', bins := {bins})").pl().sort("league", "system", "bin")
     assert actual.columns == expected.columns
     assert actual.select("league", "system", "bin", "n").equals(expected.select("league", "system", "bin", "n"))
@@ -109,7 +111,7 @@ def test_loss_curve_in_sql_equals_the_polars_function_within_1e_12(con, points):
     replay = con.sql(
         "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
     ).pl()
-    expected = duckrate.evaluation.loss_curve(replay, points=points).sort("league", "system", "t")
+    expected = mart_oracles.loss_curve(replay, points=points).sort("league", "system", "t")
     actual = con.sql(f"SELECT * FROM loss_curve('tagged', points := {points})").pl().sort("league", "system", "t")
     assert actual.columns == expected.columns
     assert actual.select("league", "system", "t").equals(expected.select("league", "system", "t"))
@@ -122,7 +124,7 @@ def test_loss_by_gap_in_sql_equals_the_polars_function_within_1e_12(con, bin_wid
     replay = con.sql(
         "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
     ).pl()
-    expected = duckrate.evaluation.loss_by_gap(replay, bin_width=bin_width).sort("league", "system", "gap_bin")
+    expected = mart_oracles.loss_by_gap(replay, bin_width=bin_width).sort("league", "system", "gap_bin")
     argument = "" if bin_width is None else f", bin_width := {bin_width}"
     actual = con.sql(f"SELECT * FROM loss_by_gap('tagged'{argument})").pl().sort("league", "system", "gap_bin")
     assert actual.columns == expected.columns
@@ -145,7 +147,7 @@ def test_calibration_summary_in_sql_equals_the_polars_function_within_1e_12(con,
     replay = con.sql(
         "SELECT 'elo' AS system, * FROM replay_elo UNION ALL BY NAME SELECT 'glicko' AS system, * FROM replay_glicko"
     ).pl()
-    expected = duckrate.evaluation.calibration_summary(replay, **options).sort("league", "system")
+    expected = mart_oracles.calibration_summary(replay, **options).sort("league", "system")
     sql_options = "".join(
         f", {name} := "
         + (
@@ -162,3 +164,18 @@ def test_calibration_summary_in_sql_equals_the_polars_function_within_1e_12(con,
     )
     for column in ("log_loss", "brier", "accuracy", "log_loss_established"):
         np.testing.assert_allclose(actual[column].to_numpy(), expected[column].to_numpy(), rtol=1e-12, atol=0)
+
+
+@pytest.mark.parametrize("mart", MART_CALLS)
+def test_the_python_api_gives_the_macros_bits(con, mart):
+    """``duckrate.<mart>(frame)`` runs the macro over the frame: the same rows, bit for bit."""
+    name, params = MART_CALLS[mart]
+    replay = con.sql("SELECT * FROM tagged").pl()
+    keywords = {
+        "calibration_bins": {"bins": 7},
+        "calibration_summary": {"min_games": 3, "max_sd": {"glicko": 150}},
+        "loss_curve": {"points": 25},
+        "loss_by_gap": {"bin_width": 40},
+    }.get(mart, {})
+    expected = con.sql(f"SELECT * FROM {name}('tagged'{params})").pl()
+    assert getattr(duckrate, name)(replay, **keywords).equals(expected)

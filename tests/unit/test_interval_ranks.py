@@ -7,6 +7,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
+from helpers import mart_oracles
 
 import duckrate
 from duckrate.core.ranks import interval_ranks
@@ -80,10 +81,10 @@ def test_every_leaderboard_has_them_in_sql_and_python():
     con.register("c", contest_replay)
     con.register("m", matches)
     for name, python, sql in [
-        ("leaderboard", duckrate.leaderboard(replay), con.sql("SELECT * FROM leaderboard('r')").pl()),
+        ("leaderboard", mart_oracles.leaderboard(replay), con.sql("SELECT * FROM leaderboard('r')").pl()),
         (
             "contest_leaderboard",
-            duckrate.contest_leaderboard(contest_replay),
+            mart_oracles.contest_leaderboard(contest_replay),
             con.sql("SELECT * FROM contest_leaderboard('c')").pl(),
         ),
     ]:

@@ -1,22 +1,9 @@
-"""Evaluation of rating replays: leaderboards, calibration, loss curves and log loss by rating gap.
-
-Every function takes a replay frame (one row per match, ordered by ``seq``
-within each ``(league, system)``) and returns a small Polars table; ``win_probability``
-and ``win_matrix`` also read leaderboards, ``bt_fit`` results and saved states.
+"""Evaluation of rating replays computed in Python: forecasts (``win_probability``, ``win_matrix``), the
+contest metrics and the leaderboards' interval ranks. The SQL marts (leaderboards, calibration, loss
+curves, log loss by rating gap) are :mod:`duckrate.marts`, run by an engine (``duckrate.leaderboard`` etc.
+through DuckDB).
 """
 
-from duckrate.evaluation.calibration import calibration_bins, calibration_summary
-from duckrate.evaluation.leaderboard import leaderboard
-from duckrate.evaluation.loss_by_gap import loss_by_gap
-from duckrate.evaluation.loss_curve import loss_curve
 from duckrate.evaluation.win_probability import win_matrix, win_probability
 
-__all__ = [
-    "calibration_bins",
-    "calibration_summary",
-    "leaderboard",
-    "loss_by_gap",
-    "loss_curve",
-    "win_matrix",
-    "win_probability",
-]
+__all__ = ["win_matrix", "win_probability"]

@@ -35,12 +35,12 @@ from duckrate.fits.bradley_terry.league import LeagueData
 from duckrate.fits.bradley_terry.pairs import pairs_from_sums
 from duckrate.fits.bradley_terry.reweight import inverse_pair_frequency
 from duckrate.fits.league_games import league_rows
+from duckrate.marts.parameters import EXACT_DIGITS
 from duckrate.spark.arrow_tables import arrow_schema, empty_frame
 from duckrate.spark.canonical import canonical_columns
 from duckrate.spark.pair_sums import BatchPairSums
 from duckrate.spark.task_errors import ERROR_FIELDS, raise_error
 from duckrate.spark.unique_keys import check_unique_match_ids
-from duckrate.sql.mart_sql import EXACT_DIGITS
 
 #: What each option the Spark path refuses would need, and the Spark path does not have.
 ROW_OPTIONS = {

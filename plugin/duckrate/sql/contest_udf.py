@@ -1,7 +1,7 @@
 """The compute UDFs and TEMP table macros of every registered contest system (``<system>_replay``,
 ``<system>_replay_and_state``, ``<system>_state`` and ``<system>_resume_check``, with saved state as for the
-two-player replays), generated from its :class:`~duckrate.systems.contest.ContestSystem`, and the
-contest marts ``contest_leaderboard`` and ``contest_metrics``.
+two-player replays), generated from its :class:`~duckrate.systems.contest.ContestSystem` (the contest
+marts ``contest_leaderboard`` and ``contest_metrics`` are :mod:`duckrate.marts`).
 
 Same bridge as :mod:`.replay_udf` (see :mod:`.bridge`): the macro packs the results into one
 ``LIST(STRUCT)`` with each row's key ``hash(league, contest_id, player)``, the compute UDF replays and keeps
@@ -16,10 +16,8 @@ import numpy as np
 import pyarrow as pa
 
 from duckrate.core.parameters import sql_parameter_list
-from duckrate.evaluation import contest_marts as contest_evaluation
 from duckrate.sql._lists import whole
 from duckrate.sql.bridge import KEY_FIELD, collected_ctes
-from duckrate.sql.evaluation_udf import Mart, count_parameter, number_parameter
 from duckrate.sql.replay_udf import (
     EMPTY_PRIORS_VIEW,
     EMPTY_STATE_VIEW,
@@ -197,48 +195,3 @@ def check_macro_sql(system: ContestSystem) -> str:
     return f"""{head}
 SELECT {udf_name(system, "check")}({udf_args.format(want="'rows'")}) AS reason FROM duckrate_token AS k, duckrate_collected AS c
 """
-
-
-MARTS = (
-    Mart(
-        name="contest_leaderboard",
-        fields=("system", "league", "seq", "player", "rating_after", "sd_after"),
-        parameters=(),
-        returns=(
-            ("league", "VARCHAR"),
-            ("system", "VARCHAR"),
-            ("player", "VARCHAR"),
-            ("rank", "BIGINT"),
-            ("rating", "DOUBLE"),
-            ("sd", "DOUBLE"),
-            ("lower", "DOUBLE"),
-            ("upper", "DOUBLE"),
-            ("contests", "BIGINT"),
-            ("last_played_at", "ANY"),
-            ("rank_upper", "BIGINT"),
-            ("rank_lower", "BIGINT"),
-            ("tier", "BIGINT"),
-        ),
-        compute=None,
-    ),
-    Mart(
-        name="contest_metrics",
-        fields=("system", "league", "seq", "player", "rank", "rating_before"),
-        parameters=contest_evaluation.CONTEST_METRIC_PARAMETERS,
-        returns=(
-            ("league", "VARCHAR"),
-            ("system", "VARCHAR"),
-            ("pair_inversion", "DOUBLE"),
-            ("rank_deviation", "DOUBLE"),
-            ("n", "BIGINT"),
-        ),
-        compute=lambda replay, min_contests, warmup, definition, min_history, top: contest_evaluation.contest_metrics(
-            replay,
-            min_contests=count_parameter("contest_metrics", "min_contests", min_contests, 0),
-            warmup=number_parameter("contest_metrics", "warmup", warmup),
-            definition=contest_evaluation.CONTEST_METRIC_DEFINITION.check("contest_metrics", definition),
-            min_history=contest_evaluation.MIN_HISTORY.check("contest_metrics", min_history),
-            top=contest_evaluation.CONTEST_TOP.check("contest_metrics", top),
-        ),
-    ),
-)

@@ -13,6 +13,7 @@ from functools import partial
 import duckdb
 import pyarrow as pa
 
+from duckrate.marts import MARTS
 from duckrate.sql import (
     bridge,
     contest_udf,
@@ -87,8 +88,10 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
                     "VARCHAR",
                 )
             )
-    for mart in [mart for mart in evaluation_udf.MARTS + contest_udf.MARTS if mart.compute is not None]:
-        udfs.append((mart.udf_name, partial(evaluation_udf.make_udf, mart), mart.return_type))
+    for mart in [mart for mart in MARTS if mart.compute is not None]:
+        udfs.append(
+            (evaluation_udf.udf_name(mart), partial(evaluation_udf.make_udf, mart), evaluation_udf.return_type(mart))
+        )
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
@@ -153,7 +156,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(replay_udf.check_macro_sql(system))
         con.execute(replay_udf.token_macro_sql(system))
         con.execute(replay_udf.rows_macro_sql(system))
-    for mart in evaluation_udf.MARTS + contest_udf.MARTS:
+    for mart in MARTS:
         con.execute(mart_sql.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
     for contest_system in contest.registered():

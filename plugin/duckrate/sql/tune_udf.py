@@ -18,7 +18,7 @@ import polars as pl
 import pyarrow as pa
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.evaluation.loss_curve import POINTS
+from duckrate.marts.parameters import POINTS
 from duckrate.sql._lists import list_per_row, whole
 from duckrate.sql.bridge import collected_ctes
 from duckrate.sql.replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql

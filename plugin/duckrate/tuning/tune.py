@@ -27,7 +27,7 @@ from duckrate.core.priors import prior_columns
 from duckrate.core.progress import Progress
 from duckrate.core.registry import SYSTEMS
 from duckrate.evaluation.contest_marts import contest_metrics
-from duckrate.evaluation.loss_curve import POINTS
+from duckrate.marts.parameters import POINTS
 from duckrate.tuning.grids import parameter_sets
 from duckrate.tuning.scores import PROTOCOLS, LeagueSplit, league_scores
 

@@ -1,5 +1,5 @@
 """``contest_metrics`` on Spark: one task per (league, system) (a grouped ``applyInArrow`` function) that calls
-the mart's Python function, as the DuckDB macro's UDF does (:func:`duckrate.sql.evaluation_udf.mart_table`).
+the mart's Python computation, as the DuckDB macro's UDF does (:func:`duckrate.marts.compute.mart_table`).
 
 The metrics (Ebtekar & Liu 2021, Section 6.2) are computed within each (league, system), so each group's
 task returns the group's row as the UDF computes it over the whole table. An input error a task meets (a
@@ -12,12 +12,9 @@ import pyarrow as pa
 from pyspark.sql import DataFrame
 from pyspark.sql.pandas.types import from_arrow_schema
 
-from duckrate.evaluation.contest_marts import contest_metrics as python_contest_metrics
+from duckrate.marts import Mart
+from duckrate.marts.compute import mart_table, returns_schema
 from duckrate.spark.arrow_tables import struct_column
-from duckrate.spark.marts.source import mart_named, mart_parameters, replay_rows
-from duckrate.sql.evaluation_udf import Mart, mart_table, returns_schema
-
-CONTEST_METRICS = mart_named("contest_metrics")
 
 
 class GroupContestMetrics:
@@ -39,13 +36,8 @@ class GroupContestMetrics:
         return mart_table(self.mart, struct_column(table, pa.struct(list(table.schema))), self.values)
 
 
-def contest_metrics(rows: DataFrame, system: str | None = None, **params) -> DataFrame:
-    """The ``contest_metrics`` macro over a Spark DataFrame of contest replay rows (``min_contests``,
-    ``warmup``, ``definition``, ``min_history``, ``top``: the macro's parameters); ``system`` labels rows
-    without a system."""
-    params = mart_parameters(CONTEST_METRICS, params)
-    source = replay_rows(rows, CONTEST_METRICS, system, python_contest_metrics, params)
-    task = GroupContestMetrics(CONTEST_METRICS, [params[parameter.name] for parameter in CONTEST_METRICS.parameters])
-    fields = source.select(*CONTEST_METRICS.fields)
-    schema = from_arrow_schema(returns_schema(CONTEST_METRICS))
-    return fields.groupBy("league", "system").applyInArrow(task.function(), schema)
+def run_computation(mart: Mart, frame: DataFrame, values: dict) -> DataFrame:
+    """A Python mart (``contest_metrics``) over the replay rows ``frame``, one task per (league, system)."""
+    task = GroupContestMetrics(mart, [values[parameter.name] for parameter in mart.parameters])
+    schema = from_arrow_schema(returns_schema(mart))
+    return frame.select(*mart.fields).groupBy("league", "system").applyInArrow(task.function(), schema)

@@ -1,4 +1,5 @@
-"""Final leaderboard of a rating replay: each player's state after their last match."""
+"""The oracle of ``leaderboard``, in Polars, independent of the engines' SQL: each player's state after
+their last match."""
 
 from __future__ import annotations
 

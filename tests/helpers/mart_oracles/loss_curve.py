@@ -1,4 +1,5 @@
-"""Cumulative mean log loss along a rating replay (Tang, Wang & Jin, Figure 5)."""
+"""The oracle of ``loss_curve``: the cumulative mean log loss along a rating replay (Tang, Wang & Jin,
+Figure 5), in Polars, independent of the engines' SQL."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from numbers import Integral
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.parameters import Parameter
 from duckrate.evaluation.replay_rows import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
@@ -15,6 +15,7 @@ from duckrate.evaluation.replay_rows import (
     require_columns,
     require_forecasts,
 )
+from duckrate.marts.parameters import POINTS
 
 LOSS_CURVE_INPUT_COLUMNS: tuple[str, ...] = PLAYER_FORECAST_COLUMNS
 """Replay columns that :func:`loss_curve` reads."""
@@ -39,9 +40,6 @@ def _checkpoint_steps(points: int) -> pl.Expr:
     k = pl.int_range(0, pl.min_horizontal(total, pl.lit(points, pl.Int64)), dtype=pl.Int64)
     spread = 1 + (2 * (total - 1) * k + (points - 1)) // (2 * (points - 1))
     return pl.when(total <= points).then(k + 1).otherwise(spread)
-
-
-POINTS = Parameter("points", 200, "an integer number of checkpoints >= 1", lambda v: v >= 1, integer=True)
 
 
 def loss_curve(replay: pl.DataFrame, points: int = POINTS.default) -> pl.DataFrame:

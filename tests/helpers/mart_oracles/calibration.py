@@ -1,4 +1,5 @@
-"""Calibration of a rating replay's forecasts: reliability bins and scoring-rule summary."""
+"""The oracle of ``calibration_bins`` and ``calibration_summary``: Polars, independent of the engines' SQL
+(the reliability bins and the scoring-rule summary, summed in floats in seq order)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ from numbers import Integral, Real
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.parameters import Parameter
 from duckrate.evaluation.replay_rows import (
     GROUP_KEYS,
     PLAYER_FORECAST_COLUMNS,
@@ -18,6 +18,7 @@ from duckrate.evaluation.replay_rows import (
     require_columns,
     require_forecasts,
 )
+from duckrate.marts.parameters import BINS, MAX_SD, MIN_GAMES, WARMUP
 
 CALIBRATION_BINS_COLUMNS: tuple[str, ...] = (
     "league",
@@ -56,13 +57,6 @@ def _wilson_bounds(proportion: pl.Expr, trials: pl.Expr, z: float = Z_95) -> tup
     centre = (proportion + z_squared / (2.0 * n)) / denominator
     half_width = z * (proportion * (1.0 - proportion) / n + z_squared / (4.0 * n * n)).sqrt() / denominator
     return (centre - half_width).clip(0.0, 1.0), (centre + half_width).clip(0.0, 1.0)
-
-
-# The marts' parameters (their defaults serve the Python functions, the SQL macros and the dbt models alike).
-BINS = Parameter("bins", 10, "an integer number of bins >= 1", lambda v: v >= 1, integer=True)
-MIN_GAMES = Parameter("min_games", 10, "an integer number of earlier games >= 0", lambda v: v >= 0, integer=True)
-MAX_SD = Parameter("max_sd", None, "an sd bound > 0 (per system), or NULL for none", nullable=True)
-WARMUP = Parameter("warmup", 0.0, "a share in [0, 1) of each league's matches", lambda v: 0 <= v < 1)
 
 
 def calibration_bins(replay: pl.DataFrame, bins: int = BINS.default) -> pl.DataFrame:

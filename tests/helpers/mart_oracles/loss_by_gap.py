@@ -1,4 +1,4 @@
-"""Log loss by rating difference (Cowan, paired comparisons for games of chance, Figure 5.1).
+"""The oracle of ``loss_by_gap``, in Polars, independent of the engines' SQL: log loss by rating difference (Cowan, paired comparisons for games of chance, Figure 5.1).
 
 The forecast's rating difference ``gap = rating_a_before - rating_b_before`` (signed, on each system's own
 scale: A is the replay's first player) is cut into equal-width bins; per ``(league, system)`` and bin the
@@ -13,10 +13,8 @@ from numbers import Real
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.parameters import Parameter
-from duckrate.core.registry import SYSTEMS
-from duckrate.core.scales import ELO_DISPLAY
 from duckrate.evaluation.replay_rows import GROUP_KEYS, log_loss_expr, require_columns, require_forecasts
+from duckrate.marts.parameters import BIN_WIDTH, DEFAULT_BIN_WIDTH, system_bin_widths
 
 LOSS_BY_GAP_INPUT_COLUMNS: tuple[str, ...] = (
     *GROUP_KEYS,
@@ -30,29 +28,6 @@ LOSS_BY_GAP_INPUT_COLUMNS: tuple[str, ...] = (
 LOSS_BY_GAP_COLUMNS: tuple[str, ...] = ("league", "system", "gap_bin", "n", "mean_log_loss", "share_of_total_loss")
 """Columns of the frame :func:`loss_by_gap` returns, in order."""
 
-DEFAULT_BIN_WIDTH: float = ELO_DISPLAY.gap_bin_width
-"""The bin width when none is given: 50 rating points on the Elo display scale (400/ln 10 points per natural
-unit: Elo, Glicko, Glicko-2, Elo2K, the pairwise and chance systems), about 7 points of win probability
-between even players."""
-
-
-def system_bin_widths() -> dict[str, float]:
-    """Default bin widths of the registered systems on another scale than the display scale (TrueSkill's μ:
-    one μ point moves the forecast about as much as 50 Elo points at the default β = 25/6), from each
-    system's :class:`~duckrate.core.scales.RatingScale`."""
-    return {
-        system.name: system.scale.gap_bin_width for system in SYSTEMS if system.scale.gap_bin_width != DEFAULT_BIN_WIDTH
-    }
-
-
-BIN_WIDTH = Parameter(
-    "bin_width",
-    None,
-    "a bin width > 0 on the rating scale of each system, or NULL for the default (50; TrueSkill 1)",
-    lambda v: math.isfinite(v) and v > 0,
-    nullable=True,
-)
-
 
 def _check_bin_width(bin_width) -> float | None:
     if bin_width is None:
@@ -60,7 +35,7 @@ def _check_bin_width(bin_width) -> float | None:
     if (
         isinstance(bin_width, bool)
         or not isinstance(bin_width, Real)
-        or not (math.isfinite(bin_width) and float(bin_width) > 0)
+        or not (math.isfinite(bin_width) and bin_width > 0)
     ):
         raise DuckrateInputError(f"loss_by_gap: parameter bin_width = {bin_width!r}; expected {BIN_WIDTH.expected}")
     return float(bin_width)
