@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test lint bench clean browser java
+.PHONY: demo test test-fast lint bench clean browser java
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ java:
 
 test: $(VENV)/.installed browser java
 	$(PY) -m pytest -q -n auto --dist loadfile
+
+# The quick tier while working: every test but those marked dbt, spark, browser, network or slow (pytest marks,
+# pyproject.toml), on every core as make test; about a minute with a warm numba cache.
+FAST := not (dbt or spark or browser or network or slow)
+test-fast: $(VENV)/.installed
+	$(PY) -m pytest -q -n auto --dist loadfile -m "$(FAST)"
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

@@ -1,43 +1,22 @@
-"""Build a dbt project in a temporary directory with the duckrate package installed from this checkout."""
+"""Build dbt projects in temporary directories with the duckrate package installed from this checkout
+(:mod:`helpers.dbt_projects`). Every test in this directory is marked ``dbt``: ``make test-fast`` leaves
+them out, ``make test`` runs them."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from helpers.dbt_projects import copy_project, shared_build
 
-REPO = Path(__file__).resolve().parents[2]
-
-
-def run_dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
-    executable = Path(sys.executable).with_name("dbt")
-    completed = subprocess.run(
-        [str(executable), *args, "--project-dir", str(project), "--profiles-dir", str(project)],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env={**os.environ, "DUCKRATE_WAREHOUSE": str(project / "warehouse.duckdb")},
-    )
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
-    return completed
+HERE = Path(__file__).resolve().parent
 
 
-def copy_project(tmp_path_factory, source: Path) -> Path:
-    """A copy of the dbt project ``source`` in a temporary directory, with the package installed by path."""
-    project = tmp_path_factory.mktemp(source.name)
-    shutil.copytree(
-        source,
-        project,
-        dirs_exist_ok=True,
-        ignore=shutil.ignore_patterns("target", "logs", "dbt_packages", "*.duckdb*", "package-lock.yml"),
-    )
-    (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
-    run_dbt(project, "deps")
-    return project
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.dbt)
 
 
 @pytest.fixture(scope="session")
@@ -49,16 +28,7 @@ def copy_dbt_project(tmp_path_factory):
 @pytest.fixture(scope="session")
 def build_project(tmp_path_factory):
     """``build_project(source_dir, threads=2)``: copy a dbt project, install the package by path, ``dbt build``
-    it; returns the warehouse file. Session-scoped and cached per (project, threads), so test modules share
-    one build (only ever read it: open it ``read_only``)."""
-    built: dict[tuple[Path, int], Path] = {}
-
-    def build(source: Path, threads: int = 2) -> Path:
-        if (source, threads) not in built:
-            project = copy_project(tmp_path_factory, source)
-            build_log = run_dbt(project, "build", "--threads", str(threads))
-            assert "Completed successfully" in build_log.stdout, build_log.stdout[-4000:]
-            built[source, threads] = project / "warehouse.duckdb"
-        return built[source, threads]
-
-    return build
+    it; returns the warehouse file. Built once per (project, threads) for the whole session, across the
+    pytest-xdist workers (:func:`helpers.dbt_projects.shared_build`), so test modules share one build (only
+    ever read it: open it ``read_only``)."""
+    return lambda source, threads=2: shared_build(tmp_path_factory, source, threads)

@@ -5,16 +5,12 @@ with its reason: counted, queryable, never silently dropped."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import duckdb
 import pytest
-
-REPO = Path(__file__).resolve().parents[2]
+from helpers.dbt_projects import REPO, run_dbt
 
 PROJECT = Path(__file__).parent / "bad_input_project"
 MODELS = (
@@ -52,25 +48,6 @@ MATCH_REASONS = {  # match_id (as text, NULL as None) -> reason; None: staged
     "18": "invalid_period",
     "19": "invalid_period",
 }
-
-
-def run_dbt(project: Path, *args: str) -> None:
-    """As tests/dbt/conftest.py's run_dbt (conftest modules are not importable here)."""
-    completed = subprocess.run(
-        [
-            str(Path(sys.executable).with_name("dbt")),
-            *args,
-            "--project-dir",
-            str(project),
-            "--profiles-dir",
-            str(project),
-        ],
-        capture_output=True,
-        text=True,
-        cwd=project,
-        env={**os.environ, "DUCKRATE_WAREHOUSE": str(project / "warehouse.duckdb")},
-    )
-    assert completed.returncode == 0, completed.stdout[-4000:] + completed.stderr[-4000:]
 
 
 @pytest.fixture(scope="module")

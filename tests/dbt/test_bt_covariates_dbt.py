@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-from conftest import run_dbt
+from helpers.dbt_projects import run_dbt
 
 import duckrate
 

@@ -14,8 +14,8 @@ from pathlib import Path
 import duckdb
 import polars as pl
 import pytest
-from conftest import REPO, run_dbt
 from helpers.contest_cases import KEY, contest_history, contest_order
+from helpers.dbt_projects import REPO, run_dbt
 from polars.testing import assert_frame_equal
 
 import duckrate

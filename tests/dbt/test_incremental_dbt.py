@@ -15,7 +15,7 @@ import duckdb
 import numpy as np
 import polars as pl
 import pytest
-from conftest import REPO, run_dbt
+from helpers.dbt_projects import REPO, run_dbt
 from helpers.systems import two_player_systems
 from polars.testing import assert_frame_equal
 

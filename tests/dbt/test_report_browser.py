@@ -19,6 +19,7 @@ from duckrate.report import write_report
 from duckrate.report.html import format_value
 
 REPO = Path(__file__).resolve().parents[2]
+pytestmark = pytest.mark.browser
 
 
 def _executable(name: str) -> str:

@@ -3,6 +3,7 @@ cross over with :mod:`helpers.spark_frames`).
 
 The tests skip, saying why, only when PySpark (each module's ``importorskip``) or a Java runtime (this
 fixture) is missing; ``make test`` installs both: the ``spark`` extra and Debian's openjdk-17-jre-headless.
+Every test in this directory is marked ``spark``: ``make test-fast`` leaves them out.
 """
 
 from __future__ import annotations
@@ -10,8 +11,18 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+from pathlib import Path
 
 import pytest
+
+HERE = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    for item in items:
+        if HERE in item.path.parents:
+            item.add_marker(pytest.mark.spark)
 
 
 @pytest.fixture(scope="session")

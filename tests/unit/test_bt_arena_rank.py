@@ -26,6 +26,8 @@ from helpers.bt_peers import arena_rank
 import duckrate
 from duckrate.synthetic import generate_battles
 
+pytestmark = pytest.mark.network  # arena-rank's venv is built from PyPI on first use
+
 POINTS = 400.0 / math.log(10.0)
 STYLE = ["len_diff", "md_headers_diff", "bold_diff"]
 EXACT = {"gtol": 1e-12, "ftol": 0.0, "max_iter": 20000, "warmup": False, "exact_sandwich": True}
