@@ -16,22 +16,15 @@ import numpy as np
 import polars as pl
 import pytest
 from helpers.dbt_projects import REPO, run_dbt
-from helpers.systems import two_player_systems
+from helpers.systems import incremental_preset, two_player_systems
 from polars.testing import assert_frame_equal
 
 from duckrate.systems.two_player import replay_with_state
 
 SYSTEMS = [system.name for system in two_player_systems()]
 BY_NAME = {system.name: system for system in two_player_systems()}
-PARAMS = {
-    "elo": {"k": 24},
-    "glicko": {"period_length": 1},
-    "glicko2": {},
-    "trueskill": {},
-    "chance": {"grid_points": 201},
-    "elo2k": {"dim": 2},
-    "pairwise": {},
-}
+# each system's preset for an incremental build (on the registry entry)
+PARAMS = {system.name: dict(incremental_preset(system).params) for system in two_player_systems()}
 
 PROJECT = """
 name: incremental_tests

@@ -33,3 +33,10 @@ def preset_cases(systems, with_priors: bool = True, with_periods: bool = True) -
 def sql_arguments(params) -> str:
     """A preset's parameters as a macro's named arguments (``, k := 20, variant := 'gaussian'``)."""
     return "".join(f", {name} := {value!r}" for name, value in params.items())
+
+
+def incremental_preset(system: System) -> Preset:
+    """The preset an incremental build runs a system with: its last one that needs neither a priors table nor
+    a period column and continues its saved state (the richest options the plain input takes)."""
+    eligible = [p for p in system.presets if p.priors is None and not p.period_column and p.resumable]
+    return eligible[-1]

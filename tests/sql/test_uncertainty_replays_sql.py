@@ -10,7 +10,7 @@ import polars as pl
 import pytest
 from helpers.systems import two_player_systems
 
-import duckrate
+from duckrate.core.registry import SYSTEMS
 
 N_ROWS = 4000
 KEY = ["league", "seq"]
@@ -26,14 +26,6 @@ NUMBER_COLUMNS = [
     "sd_a_after",
     "sd_b_after",
 ]
-PYTHON = {
-    "glicko": duckrate.glicko,
-    "glicko2": duckrate.glicko2,
-    "trueskill": duckrate.trueskill,
-    "chance": duckrate.chance,
-    "elo2k": duckrate.elo2k,
-    "pairwise": duckrate.pairwise,
-}
 
 
 def source_frame(seed: int, fractional: bool) -> pl.DataFrame:
@@ -108,10 +100,10 @@ def test_sql_equals_python(con, system, params, ternary):
     frame = source_frame(seed=len(params), fractional=not ternary)
     load(con, frame)
     got = con.sql(f"SELECT * FROM {system}_replay('matches'{arguments(params)})").pl()
-    want = PYTHON[system](frame, **params)
+    want = SYSTEMS.get(system).frame(frame, **params)
     assert_same(got, want)
     assert got.height == N_ROWS
-    if system not in ("elo2k", "pairwise"):
+    if SYSTEMS.get(system).has_sd:
         return
     assert got["sd_a_before"].null_count() == N_ROWS  # no uncertainty: NULL sd columns
 
@@ -121,7 +113,7 @@ def test_sql_period_column(con, system):
     frame = source_frame(seed=3, fractional=True).with_columns((pl.col("played_at") // 97).alias("period"))
     load(con, frame)
     got = con.sql(f"SELECT * FROM {system}_replay('matches')").pl()
-    assert_same(got, PYTHON[system](frame))
+    assert_same(got, SYSTEMS.get(system).frame(frame))
     # the same periods derived from played_at by period_length give the same replay
     load(con, frame.drop("period"), name="no_period")
     derived = con.sql(f"SELECT * FROM {system}_replay('no_period', period_length := 97)").pl()
@@ -159,7 +151,7 @@ def test_sql_priors_with_sd(con, system):
     )
     load(con, priors, name="priors")
     got = con.sql(f"SELECT * FROM {system}_replay('matches', priors := 'priors')").pl()
-    assert_same(got, PYTHON[system](frame, priors=priors))
+    assert_same(got, SYSTEMS.get(system).frame(frame, priors=priors))
     first = got.filter((pl.col("league") == "chess") & (pl.col("player_a") == "p0")).sort("seq").row(0, named=True)
     assert first["sd_a_before"] <= scale[1] / 3 + 1e-9  # p0 starts from the prior's sd (plus at most its growth)
 
