@@ -131,7 +131,7 @@ def threads_1(build_project) -> Path:
     return build_project(REPO / "demo", threads=1)
 
 
-def test_threads_1_and_4_builds_are_bit_identical(threads_1, published):
+def test_threads_1_and_4_builds_are_bit_identical(published, threads_1):
     with (
         duckdb.connect(str(threads_1), read_only=True) as one,
         duckdb.connect(str(published["threads_4"]), read_only=True) as four,

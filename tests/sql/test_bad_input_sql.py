@@ -260,6 +260,7 @@ def test_unicode_long_and_lookalike_names_are_distinct_players(con, name):
     assert players == len(NAMES)  # none merged: case, normalisation and padding all tell players apart
 
 
+@pytest.mark.slow  # 5-9 s on 2 cores: a replay of a million matches
 def test_a_million_distinct_players(con):
     con.execute(
         "CREATE TABLE m AS SELECT i AS match_id, i AS played_at, 'a' || i AS player_a, 'b' || i AS player_b, "

@@ -210,6 +210,7 @@ def test_sandwich_without_covariates_uses_the_pairs_fit(games):
     np.testing.assert_allclose(players["sd"].to_numpy(), np.sqrt(variance) * POINTS, rtol=1e-9)
 
 
+@pytest.mark.slow  # about 20 s on 2 cores: two sandwich fits of 60,000 battles
 def test_sparse_sandwich_stays_close_to_the_exact_one():
     """Above 1000 players the sandwich is the sparse inverse Hessian times J_ii/H_ii: measured against the
     dense formula (here within 3% for every player, 1% on average); the coefficients' sd stays exact."""

@@ -584,6 +584,7 @@ def _digest_in_subprocess(threads: int) -> tuple[str, str]:
     return threads_seen, digest
 
 
+@pytest.mark.slow  # 8-11 s on 2 cores: two replays in subprocesses, one with two threads
 def test_bit_for_bit_whatever_the_thread_count():
     one, two = _digest_in_subprocess(1), _digest_in_subprocess(2)
     assert (one[0], two[0]) == ("1", "2")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 import polars as pl
+import pytest
 
 import duckrate
 from duckrate.synthetic import generate_matches
@@ -33,6 +34,7 @@ def test_waves_keep_each_players_order_and_never_share_a_player():
         assert [wave_of[r] for r in rows] == sorted(set(wave_of[r] for r in rows))
 
 
+@pytest.mark.slow  # 5-7 s on 2 cores: the replay on one thread and on all
 def test_the_replay_is_the_same_on_one_thread_and_on_all():
     games = generate_matches(20_000, 400, n_leagues=2, seed=8)
     priors = pl.DataFrame({"player": games["player_a"].unique().sort()[:50], "rating": 1600.0, "sd": 120.0})
