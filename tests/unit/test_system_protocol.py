@@ -5,6 +5,10 @@ tests/spark/test_spark.py)."""
 
 from __future__ import annotations
 
+import dataclasses
+import types
+import typing
+
 import duckdb
 import polars as pl
 import pytest
@@ -13,7 +17,7 @@ from helpers.toy_system import NAME, TOY, naive_replay
 
 import duckrate
 from duckrate.core.protocol import System
-from duckrate.core.registry import SYSTEMS
+from duckrate.core.registry import FITS, SYSTEMS, TESTS
 from duckrate.synthetic import generate_matches
 
 
@@ -109,3 +113,39 @@ def test_weighted_says_whether_match_weights_are_taken(system, matches):
     else:
         with pytest.raises(duckrate.DuckrateInputError, match="column 'weight' has 0.5"):
             system.frame(weighted, **kwargs)
+
+
+def _holds(kind, value) -> bool:
+    """Whether ``value`` is of the annotation ``kind`` (a class, ``X | None`` or ``tuple[str, ...]``)."""
+    if value is None:
+        return True
+    if isinstance(kind, types.UnionType):
+        return any(_holds(member, value) for member in typing.get_args(kind) if member is not type(None))
+    if typing.get_origin(kind) is tuple:
+        return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
+    return isinstance(value, kind)
+
+
+@pytest.mark.parametrize("entry", [*SYSTEMS, *FITS, *TESTS], ids=lambda entry: entry.name)
+def test_parameters_as_a_typed_frozen_object(entry):
+    """Each entry's parameters as a frozen dataclass derived from its Parameter list: one typed field per
+    parameter with its default, holding what resolve() gives."""
+    kind = entry.params_type
+    fields = dataclasses.fields(kind)
+    assert [f.name for f in fields] == [p.name for p in entry.parameters]
+    typed = entry.typed()
+    assert dataclasses.asdict(typed) == {
+        name: tuple(value) if isinstance(value, list) else value for name, value in entry.resolve({}).items()
+    }
+    for f, parameter in zip(fields, entry.parameters):
+        assert f.type == parameter.python_type
+        value = getattr(typed, f.name)
+        assert _holds(f.type, value), (f.name, value)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(typed, fields[0].name, None)
+
+
+def test_typed_checks_the_values():
+    assert duckrate.systems.ELO.typed(k=24).k == 24.0
+    with pytest.raises(duckrate.DuckrateInputError, match="parameter k = -1"):
+        duckrate.systems.ELO.typed(k=-1)

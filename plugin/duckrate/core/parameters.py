@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, make_dataclass
 from decimal import Decimal
+from functools import cache
 from typing import Any, Generic, TypeVar
 
 import numpy as np
@@ -53,6 +54,23 @@ class Parameter(Generic[Default]):
     boolean: bool = False
     text: bool = False
     names: bool = False
+
+    @property
+    def python_type(self) -> Any:
+        """The type of the resolved value: a tuple of names, a bool, a str, an int or a float, or None
+        when it may be NULL."""
+        kind: Any = (
+            tuple[str, ...]
+            if self.names
+            else bool
+            if self.boolean
+            else str
+            if self.text or self.choices is not None
+            else int
+            if self.integer
+            else float
+        )
+        return kind | None if self.nullable or (self.text and self.default is None) else kind
 
     @property
     def sql_default(self) -> str:
@@ -151,3 +169,26 @@ class Signature:
         params = resolve_parameters(self.name, self.parameters, given)
         self.check(params)
         return params
+
+    @property
+    def params_type(self) -> type:
+        """The parameters as a typed, frozen dataclass derived from the :class:`Parameter` list (one field per
+        parameter, in order, typed as :meth:`Parameter.python_type`, defaulting to its default)."""
+        return _params_type(self.name, self.parameters)
+
+    def typed(self, **given: Any) -> Any:
+        """``given`` resolved and checked as :meth:`resolve` does, as an instance of :attr:`params_type`
+        (``ELO.typed(k=24).k``)."""
+        return self.params_type(**self.resolve(given))
+
+
+@cache
+def _params_type(name: str, parameters: tuple[Parameter, ...]) -> type:
+    fields = [
+        (p.name, p.python_type, field(default=tuple(p.default) if isinstance(p.default, list) else p.default))
+        for p in parameters
+    ]
+    title = "".join(part.capitalize() for part in name.split("_"))
+    kind = make_dataclass(f"{title}Params", fields, frozen=True, kw_only=True)
+    kind.__module__ = __name__
+    return kind
