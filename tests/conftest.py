@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import pytest
 from hypothesis import settings
@@ -13,6 +15,29 @@ import duckrate
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("ci")
+
+
+# pytest-xdist (make test: --dist loadfile) hands the test modules out in collection order, one at a time to
+# whichever worker is free: the longest go first, so that no worker starts one of them near the end while the
+# other idles. test_determinism_dbt builds the demo with 4 threads while test_demo_build makes the shared
+# threads-1 build; the arena-rank tests build their venv from PyPI on a clean checkout.
+LONGEST_FIRST = (
+    "dbt/test_determinism_dbt.py",
+    "dbt/test_demo_build.py",
+    "unit/test_bt_arena_rank.py",
+    "dbt/test_incremental_contests_dbt.py",
+    "dbt/test_incremental_dbt.py",
+)
+TESTS = Path(__file__).resolve().parent
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items):
+    def rank(item) -> int:
+        module = item.path.relative_to(TESTS).as_posix() if TESTS in item.path.parents else ""
+        return LONGEST_FIRST.index(module) if module in LONGEST_FIRST else len(LONGEST_FIRST)
+
+    items.sort(key=rank)  # stable: every other module, and the tests within each, keep their order
 
 
 @pytest.fixture
