@@ -103,7 +103,8 @@ def _fail(columns: dict, table: str, column: str, row: int, value, expected: str
     )
 
 
-def _as_names(columns: dict, table: str, name: str) -> pa.Array:
+def names_column(columns: dict, table: str, name: str) -> pa.Array:
+    """A column of names (text, or integers as text) as large strings; another type is an error naming it."""
     array = columns[name]
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
@@ -135,7 +136,8 @@ def _ranks(columns: dict, table: str) -> np.ndarray:
     return rank
 
 
-def _league_codes(columns: dict, n_rows: int) -> tuple[np.ndarray, list]:
+def league_codes(columns: dict, n_rows: int) -> tuple[np.ndarray, list]:
+    """Each row's league index and the league names (None for rows without a league, or no league column)."""
     if "league" not in columns or columns["league"].null_count == n_rows:
         return np.zeros(n_rows, dtype=np.int64), [None]
     league, dictionary = encode_column(pc.cast(columns["league"], pa.large_string()))
@@ -144,6 +146,31 @@ def _league_codes(columns: dict, n_rows: int) -> tuple[np.ndarray, list]:
         league = np.where(league < 0, len(names), league)
         names.append(None)
     return league, names
+
+
+def player_codes(columns: dict, table: str, fail) -> tuple[np.ndarray, pa.Array]:
+    """Each row's player code and the distinct names, codes in name order (so nothing, neither state slots nor
+    the order of tied rows, depends on the input row order); an empty name is ``fail(columns, table, column,
+    row, value, expected)``."""
+    player_code, players = encode_column(names_column(columns, table, "player"))
+    by_name = np.asarray(pc.sort_indices(players), dtype=np.int64)
+    name_rank = np.empty_like(by_name)
+    name_rank[by_name] = np.arange(by_name.size)
+    player_code, players = name_rank[player_code], players.take(pa.array(by_name))
+    empty = pc.index(players, "").as_py()
+    if empty >= 0:
+        fail(columns, table, "player", int(np.flatnonzero(player_code == empty)[0]), "", "a non-empty player name")
+    return player_code, players
+
+
+def state_slots(league: np.ndarray, player_code: np.ndarray, n_players: int, n_leagues: int):
+    """One state slot per (league, player) that has rows: ``(slot per row, n_states, state_league,
+    state_player)``."""
+    if n_leagues == 1:
+        n_states = n_players
+        return player_code, n_states, np.zeros(n_states, dtype=np.int64), np.arange(n_states, dtype=np.int64)
+    unique_keys, state = np.unique(league * n_players + player_code, return_inverse=True)
+    return state, len(unique_keys), unique_keys // n_players, unique_keys % n_players
 
 
 def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results") -> PreparedContests:
@@ -174,16 +201,8 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
             _fail(columns, table, name, row, None, f"a non-NULL {name} (stage the table to drop or repair such rows)")
     n_rows = len(columns["contest_id"])
     rank = _ranks(columns, table)
-    player_code, players = encode_column(_as_names(columns, table, "player"))
-    # codes in name order, so nothing (state slots, the order of tied rows) depends on the input row order
-    by_name = np.asarray(pc.sort_indices(players), dtype=np.int64)
-    name_rank = np.empty_like(by_name)
-    name_rank[by_name] = np.arange(by_name.size)
-    player_code, players = name_rank[player_code], players.take(pa.array(by_name))
-    empty = pc.index(players, "").as_py()
-    if empty >= 0:
-        _fail(columns, table, "player", int(np.flatnonzero(player_code == empty)[0]), "", "a non-empty player name")
-    league, league_names = _league_codes(columns, n_rows)
+    player_code, players = player_codes(columns, table, _fail)
+    league, league_names = league_codes(columns, n_rows)
     time_key = time_key_of(columns, table)
 
     contest_id = columns["contest_id"]
@@ -283,15 +302,7 @@ def prepare_contests(columns: dict[str, pa.Array], table: str = "contest_results
     contest_time = time_key[first_rows].astype(np.float64)
     contest_weight = weight[first_rows] if weight is not None else np.ones(len(starts), dtype=np.float64)
 
-    n_players, n_leagues = len(players), len(league_names)
-    if n_leagues == 1:
-        state, n_states = player_code, n_players
-        state_league = np.zeros(n_states, dtype=np.int64)
-        state_player = np.arange(n_states, dtype=np.int64)
-    else:
-        unique_keys, state = np.unique(league * n_players + player_code, return_inverse=True)
-        n_states = len(unique_keys)
-        state_league, state_player = unique_keys // n_players, unique_keys % n_players
+    state, n_states, state_league, state_player = state_slots(league, player_code, len(players), len(league_names))
     return PreparedContests(
         n_rows=n_rows,
         order=np.ascontiguousarray(order),

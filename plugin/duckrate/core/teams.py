@@ -1,0 +1,344 @@
+"""Turn a ``team_results`` table into the arrays the team replays run on.
+
+One job: validate the canonical columns (``match_id``, ``played_at``, ``team``, ``player``, and ``rank`` or
+``score``; optional ``weight``, ``league``), encode players and leagues as dense integers, and order the rows:
+matches by ``played_at`` then ``match_id`` (a match is one ``(league, match_id)``), teams within a match best
+first (rank 1, or the highest score; equal ranks or scores tie; tied teams by their key), players within a
+team by name. Errors name the column, the row key ``(match_id, team, player)`` and the value, like
+:mod:`duckrate.core.contests`.
+
+Individual contests (teams of one) and two-player matches (two teams of one) are valid team results too.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import cast
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from duckrate.core.contests import league_codes, player_codes, state_slots
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import is_absent, single_chunk, time_key_of, time_unit_of
+from duckrate.core.protocol import InputShape
+
+REQUIRED_COLUMNS = ("match_id", "played_at", "team", "player")
+#: A match's outcome: a rank (1 = best) or a score (higher is better) per row; at least one of the two.
+OUTCOME_COLUMNS = ("rank", "score")
+OPTIONAL_COLUMNS = (*OUTCOME_COLUMNS, "weight", "league")
+#: The team input: one row per player per match.
+TEAM_RESULTS = InputShape("team_results", "match_id", REQUIRED_COLUMNS, OPTIONAL_COLUMNS, "team matches")
+
+
+@dataclass(frozen=True)
+class PreparedTeams:
+    """Validated, encoded team results.
+
+    Row arrays (``state``, ``weight``, ``league``) are in input order; ``order`` lists the input rows in replay
+    order (match by match, team by team, best first). Match m's teams are ``match_teams[m]`` to
+    ``match_teams[m + 1]``; team t's rows are ``order[team_start[t]:team_start[t + 1]]`` (so match m's rows are
+    ``order[team_start[match_teams[m]]:team_start[match_teams[m + 1]]]``).
+
+    Attributes
+    ----------
+    order : int64, input row indices in replay order.
+    team_start : int64, ``n_teams + 1`` offsets into ``order``; match_teams : int64, ``n_matches + 1`` offsets
+        into the teams.
+    team_rank : int64 per team, its place in its match: 1 = best, tied teams share a place, the next place
+        follows on (1, 1, 2); team_score : float64 per team (the ``score`` column), or None without one.
+    match_league : int64 league index of each match; match_seq its 1-based position in its league;
+        match_time_key : int64 ``played_at`` of each match (``time_unit`` units since 1970, or the integer
+        order itself).
+    state : int64 state slot (one per league and player) of each row; weight : float64 of each row, the
+        player's share of the match in (0, 1] (1 when absent or NULL).
+    league, league_names, n_states, state_league, state_player, players : as in
+        :class:`~duckrate.core.contests.PreparedContests`.
+    """
+
+    n_rows: int
+    order: np.ndarray
+    team_start: np.ndarray
+    match_teams: np.ndarray
+    team_rank: np.ndarray
+    team_score: np.ndarray | None
+    match_league: np.ndarray
+    match_seq: np.ndarray
+    match_time_key: np.ndarray
+    state: np.ndarray
+    weight: np.ndarray
+    league: np.ndarray
+    league_names: list
+    n_states: int
+    state_league: np.ndarray
+    state_player: np.ndarray
+    players: pa.Array
+    time_unit: str
+
+    @property
+    def n_matches(self) -> int:
+        return len(self.match_teams) - 1
+
+    @property
+    def n_teams(self) -> int:
+        return len(self.team_start) - 1
+
+    @property
+    def n_leagues(self) -> int:
+        return len(self.league_names)
+
+    # The priors helpers (duckrate.core.priors) read a player's slots through these two names.
+    @property
+    def state_a(self) -> np.ndarray:
+        return self.state
+
+    @property
+    def state_b(self) -> np.ndarray:
+        return self.state
+
+
+def _row_key(columns: dict, row: int) -> str:
+    parts = [f"{name}={columns[name][row].as_py()!r}" for name in ("match_id", "team", "player") if name in columns]
+    return "(" + ", ".join(parts) + ")"
+
+
+def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
+    raise DuckrateInputError(
+        f"{table}: column '{column}' has {value!r} at {_row_key(columns, row)}; expected {expected}"
+    )
+
+
+def _numbers(columns: dict, table: str, name: str, what: str) -> np.ndarray:
+    """A numeric column as float64; a type that is not a number is an error naming it."""
+    array = columns[name]
+    if not (pa.types.is_floating(array.type) or pa.types.is_integer(array.type) or pa.types.is_decimal(array.type)):
+        raise DuckrateInputError(f"{table}: column '{name}' has type {array.type}; expected {what}")
+    return np.array(pc.cast(array, pa.float64()).to_numpy(zero_copy_only=False), dtype=np.float64, copy=True)
+
+
+def _null_rows(array: pa.Array) -> np.ndarray:
+    return np.flatnonzero(~np.asarray(array.is_valid(), dtype=np.bool_))
+
+
+def _outcome(columns: dict, table: str, name: str) -> np.ndarray | None:
+    """The ``rank`` (whole numbers >= 1) or ``score`` (finite numbers) column, NULL nowhere; None when absent."""
+    if is_absent(columns, name):
+        return None
+    nulls = _null_rows(columns[name])
+    if nulls.size:
+        _fail(columns, table, name, int(nulls[0]), None, f"a non-NULL {name} on every row")
+    if name == "rank":
+        values = _numbers(columns, table, name, "an integer rank (1 = best)")
+        bad = np.flatnonzero(~(np.isfinite(values) & (values == np.floor(values)) & (values >= 1) & (values < 2.0**62)))
+        if bad.size:
+            _fail(columns, table, name, int(bad[0]), columns[name][int(bad[0])].as_py(), "a whole-number rank >= 1")
+        return values
+    values = _numbers(columns, table, name, "a numeric score (higher is better)")
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        _fail(columns, table, name, int(bad[0]), float(values[bad[0]]), "a finite score (higher is better)")
+    return values
+
+
+def _weights(columns: dict, table: str, n_rows: int) -> np.ndarray:
+    if is_absent(columns, "weight"):
+        return np.ones(n_rows, dtype=np.float64)
+    weight = _numbers(columns, table, "weight", "a number (DOUBLE) in (0, 1]")
+    weight[_null_rows(columns["weight"])] = 1.0
+    bad = np.flatnonzero(~((weight > 0.0) & (weight <= 1.0)))
+    if bad.size:
+        expected = "a weight in (0, 1], the player's share of the match (NULL means 1)"
+        _fail(columns, table, "weight", int(bad[0]), float(weight[bad[0]]), expected)
+    return weight
+
+
+def _keys(columns: dict, table: str, name: str, what: str) -> pl.Series:
+    """A key column (``match_id``, ``team``) as a Polars series: integers or text."""
+    array = columns[name]
+    if pa.types.is_dictionary(array.type):
+        array = array.dictionary_decode()
+    if pa.types.is_integer(array.type):
+        return cast(pl.Series, pl.from_arrow(pc.cast(array, pa.int64())))
+    try:
+        return cast(pl.Series, pl.from_arrow(pc.cast(array, pa.large_string())))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        raise DuckrateInputError(f"{table}: column '{name}' has type {array.type}; expected {what}") from None
+
+
+def _first_disagreeing(frame: pl.DataFrame, by: list[str], column: str) -> tuple[int, int] | None:
+    """The first row (input order) of a group whose rows disagree on ``column``, and a row that differs from it."""
+    spread = frame.group_by(by).agg(pl.col(column).n_unique().alias("values"), pl.col("row").min())
+    bad = spread.filter(pl.col("values") > 1)
+    if not bad.height:
+        return None
+    first = cast(int, bad["row"].min())
+    group = frame.filter(pl.all_horizontal(pl.col(key) == frame[key][first] for key in by))
+    return first, int(group.filter(pl.col(column) != frame[column][first])["row"][0])
+
+
+def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_results") -> PreparedTeams:
+    """Validate and encode a team results table.
+
+    Parameters
+    ----------
+    columns : mapping of column name to a pyarrow array, all of one length.
+    table : name used in error messages.
+
+    Raises
+    ------
+    DuckrateInputError
+        On a missing column (neither ``rank`` nor ``score`` is one); a NULL ``match_id``, ``played_at``,
+        ``team``, ``player``, ``rank`` or ``score``; an empty player name; a rank that is not a whole number >= 1,
+        a score that is not finite; a weight outside (0, 1]; a player listed twice in a match (in one team or
+        in two); a match whose rows disagree on ``played_at``; a team whose rows disagree on its rank or score;
+        rank and score both given and ordering the teams of a match differently; a match with one team.
+    """
+    columns = {name: single_chunk(array) for name, array in columns.items()}
+    missing = [name for name in REQUIRED_COLUMNS if is_absent(columns, name)]
+    if missing or all(is_absent(columns, name) for name in OUTCOME_COLUMNS):
+        named = [
+            *(repr(m) for m in missing),
+            *([] if not all(is_absent(columns, n) for n in OUTCOME_COLUMNS) else ["'rank' or 'score'"]),
+        ]
+        raise DuckrateInputError(
+            f"{table}: missing column(s) {', '.join(named)}; expected columns {', '.join(REQUIRED_COLUMNS)}, a "
+            "rank (1 = best) or a score (higher is better), and optionally weight, league"
+        )
+    for name in REQUIRED_COLUMNS:
+        nulls = _null_rows(columns[name])
+        if nulls.size:
+            _fail(columns, table, name, int(nulls[0]), None, f"a non-NULL {name} (stage the table to drop such rows)")
+    n_rows = len(columns["match_id"])
+    match = _keys(columns, table, "match_id", "an integer or VARCHAR match id")
+    team = _keys(columns, table, "team", "a team key that can be text (unique within the match)")
+    player_code, players = player_codes(columns, table, _fail)
+    league, league_names = league_codes(columns, n_rows)
+    time_key = time_key_of(columns, table)
+    rank, score = _outcome(columns, table, "rank"), _outcome(columns, table, "score")
+    weight = _weights(columns, table, n_rows)
+
+    frame = pl.DataFrame(
+        {
+            "row": np.arange(n_rows, dtype=np.int64),
+            "league": league,
+            "match": match,
+            "team": team,
+            "player": player_code,
+            "time": time_key,
+            **({"rank": rank} if rank is not None else {}),
+            **({"score": score} if score is not None else {}),
+        }
+    )
+    in_match = ["league", "match"]
+    if n_rows:
+        twice = frame.select(pl.struct(*in_match, "player").is_duplicated()).to_series().to_numpy()
+        if twice.any():
+            row = int(np.flatnonzero(twice)[-1])
+            same = frame.filter(
+                (pl.col("league") == league[row])
+                & (pl.col("match") == match[row])
+                & (pl.col("player") == player_code[row])
+            )
+            first = int(same["row"][0])
+            where = "twice in one team" if team[first] == team[row] else f"also in team {team[first]!r}"
+            _fail(
+                columns,
+                table,
+                "player",
+                row,
+                players[int(player_code[row])].as_py(),
+                f"each player once per match ({where})",
+            )
+    disagreeing = _first_disagreeing(frame, in_match, "time")
+    if disagreeing is not None:
+        first, other = disagreeing
+        value = columns["played_at"][other].as_py()
+        also = columns["played_at"][first].as_py()
+        _fail(columns, table, "played_at", other, value, f"one played_at per match (the match also has {also!r})")
+    for name in (name for name in OUTCOME_COLUMNS if name in frame.columns):
+        disagreeing = _first_disagreeing(frame, [*in_match, "team"], name)
+        if disagreeing is not None:
+            first, other = disagreeing
+            value, also = columns[name][other].as_py(), columns[name][first].as_py()
+            _fail(columns, table, name, other, value, f"one {name} per team (the team also has {also!r})")
+
+    teams = (
+        frame.group_by([*in_match, "team"])
+        .agg(
+            pl.col("row").min(),
+            pl.col("time").first(),
+            *(pl.col(n).first() for n in OUTCOME_COLUMNS if n in frame.columns),
+        )
+        .sort("row")
+    )
+    per_match = teams.group_by(in_match).agg(pl.len().alias("teams"), pl.col("row").min()).filter(pl.col("teams") < 2)
+    if per_match.height:
+        row = cast(int, per_match["row"].min())
+        _fail(
+            columns,
+            table,
+            "team",
+            row,
+            columns["team"][row].as_py(),
+            "at least two teams per match (the match has one)",
+        )
+    by_rank = pl.col("rank").rank("dense").over(in_match) if rank is not None else None
+    by_score = pl.col("score").rank("dense", descending=True).over(in_match) if score is not None else None
+    place = by_rank if by_rank is not None else by_score
+    assert place is not None  # a rank or a score column is present (checked above)
+    teams = teams.with_columns(place=place.cast(pl.Int64))
+    if by_rank is not None and by_score is not None:
+        wrong = teams.filter(pl.col("place") != by_score.cast(pl.Int64))
+        if wrong.height:
+            row = cast(int, wrong["row"].min())
+            value = columns["rank"][row].as_py()
+            expected = f"ranks that order the match's teams as their scores do (this team's score is {columns['score'][row].as_py()!r})"
+            _fail(columns, table, "rank", row, value, expected)
+
+    rows = frame.join(teams.select(*in_match, "team", "place"), on=[*in_match, "team"], how="left")
+    ordered = rows.sort(["time", "match", "league", "place", "team", "player"])
+    order = ordered["row"].to_numpy().astype(np.int64)
+    keys = ordered.select(*in_match, "team")
+    new_team = np.ones(n_rows, dtype=np.bool_)
+    new_match = np.ones(n_rows, dtype=np.bool_)
+    if n_rows:
+        same_match = np.ones(n_rows - 1, dtype=np.bool_)
+        for key in in_match:
+            same_match &= (keys[key][1:] == keys[key][:-1]).to_numpy()
+        new_match[1:] = ~same_match
+        new_team[1:] = ~(same_match & (keys["team"][1:] == keys["team"][:-1]).to_numpy())
+    team_rows = np.flatnonzero(new_team)
+    team_start = np.append(team_rows, n_rows).astype(np.int64)
+    match_teams = np.append(np.flatnonzero(new_match[team_rows]), len(team_rows)).astype(np.int64)
+    first_rows = order[team_rows[match_teams[:-1]]] if n_rows else np.zeros(0, dtype=np.int64)
+    match_league = league[first_rows].astype(np.int64)
+    match_seq = np.empty(len(first_rows), dtype=np.int64)
+    counters = np.zeros(len(league_names), dtype=np.int64)
+    for m, lg in enumerate(match_league):
+        counters[lg] += 1
+        match_seq[m] = counters[lg]
+    team_rank = ordered["place"].to_numpy()[team_rows].astype(np.int64)
+    team_score = score[order[team_rows]] if score is not None else None
+    state, n_states, state_league, state_player = state_slots(league, player_code, len(players), len(league_names))
+    return PreparedTeams(
+        n_rows=n_rows,
+        order=np.ascontiguousarray(order),
+        team_start=team_start,
+        match_teams=match_teams,
+        team_rank=np.ascontiguousarray(team_rank),
+        team_score=None if team_score is None else np.ascontiguousarray(team_score),
+        match_league=np.ascontiguousarray(match_league),
+        match_seq=match_seq,
+        match_time_key=np.ascontiguousarray(time_key[first_rows], dtype=np.int64),
+        state=np.ascontiguousarray(state, dtype=np.int64),
+        weight=np.ascontiguousarray(weight),
+        league=np.ascontiguousarray(league, dtype=np.int64),
+        league_names=league_names,
+        n_states=int(n_states),
+        state_league=np.asarray(state_league, dtype=np.int64),
+        state_player=np.asarray(state_player, dtype=np.int64),
+        players=players,
+        time_unit=time_unit_of(columns["played_at"].type),
+    )
