@@ -13,6 +13,7 @@ DataFrame (the Python API).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import cast
 
 import numpy as np
@@ -31,35 +32,18 @@ CONTEST_RESULTS = InputShape("contest_results", "contest_id", REQUIRED_COLUMNS, 
 
 
 @dataclass(frozen=True)
-class PreparedContests:
-    """Validated, encoded contest results.
-
-    Row arrays (``state``, ``rank``) are in input order; ``order`` lists the input rows in replay order
-    (contest by contest, best rank first) and ``contest_start`` delimits the contests in it (contest c is
-    ``order[contest_start[c]:contest_start[c + 1]]``).
+class PlayerRows:
+    """What every input with one row per player (contest results, team results) encodes alike: each row's state
+    slot (one per league and player) and league, and the slots' leagues and players.
 
     Attributes
     ----------
-    order : int64, input row indices in replay order.
-    contest_start : int64, ``n_contests + 1`` offsets into ``order``.
-    contest_league : int64, league index of each contest; ``contest_seq`` its 1-based position in its league.
-    contest_time : float64, ``played_at`` of each contest as a number (``time_unit`` units since 1970 or the
-        integer order itself): ``contest_time_key`` (int64, exact) as a float; ``contest_weight`` float64,
-        the contest's weight (1 when absent).
-    state : int64, state slot (one per league and player) of each row; ``rank`` int64 of each row.
-    n_states, state_league, state_player, players, league_names : as in :class:`~duckrate.core.matches.PreparedMatches`.
+    state : int64, state slot of each row; league : int64, league index of each row.
+    n_states, state_league, state_player, players, league_names, time_unit : as in
+        :class:`~duckrate.core.matches.PreparedMatches`.
     """
 
-    n_rows: int
-    order: np.ndarray
-    contest_start: np.ndarray
-    contest_league: np.ndarray
-    contest_seq: np.ndarray
-    contest_time: np.ndarray
-    contest_time_key: np.ndarray
-    contest_weight: np.ndarray
     state: np.ndarray
-    rank: np.ndarray
     league: np.ndarray
     league_names: list
     n_states: int
@@ -67,10 +51,6 @@ class PreparedContests:
     state_player: np.ndarray
     players: pa.Array
     time_unit: str
-
-    @property
-    def n_contests(self) -> int:
-        return len(self.contest_start) - 1
 
     @property
     def n_leagues(self) -> int:
@@ -86,21 +66,53 @@ class PreparedContests:
         return self.state
 
 
+@dataclass(frozen=True)
+class PreparedContests(PlayerRows):
+    """Validated, encoded contest results.
+
+    Row arrays (``state``, ``rank``) are in input order; ``order`` lists the input rows in replay order
+    (contest by contest, best rank first) and ``contest_start`` delimits the contests in it (contest c is
+    ``order[contest_start[c]:contest_start[c + 1]]``).
+
+    Attributes
+    ----------
+    order : int64, input row indices in replay order.
+    contest_start : int64, ``n_contests + 1`` offsets into ``order``.
+    contest_league : int64, league index of each contest; ``contest_seq`` its 1-based position in its league.
+    contest_time : float64, ``played_at`` of each contest as a number (``time_unit`` units since 1970 or the
+        integer order itself): ``contest_time_key`` (int64, exact) as a float; ``contest_weight`` float64,
+        the contest's weight (1 when absent).
+    rank : int64 of each row; the slots and leagues: :class:`PlayerRows`.
+    """
+
+    n_rows: int
+    order: np.ndarray
+    contest_start: np.ndarray
+    contest_league: np.ndarray
+    contest_seq: np.ndarray
+    contest_time: np.ndarray
+    contest_time_key: np.ndarray
+    contest_weight: np.ndarray
+    rank: np.ndarray
+
+    @property
+    def n_contests(self) -> int:
+        return len(self.contest_start) - 1
+
+
 def contest_columns_from_polars(frame: pl.DataFrame, table: str = "contest_results") -> dict[str, pa.Array]:
     """The frame's columns as Arrow arrays, keyed by name."""
     return columns_from_polars(frame, table)
 
 
-def _row_key(columns: dict, row: int) -> str:
-    contest = columns["contest_id"][row].as_py() if "contest_id" in columns else None
-    player = columns["player"][row].as_py() if "player" in columns else None
-    return f"(contest_id={contest!r}, player={player!r})"
+def row_error(keys: tuple[str, ...], columns: dict, table: str, column: str, row: int, value, expected: str):
+    """Raise the error of a bad value: the column, the row by its ``keys`` (``(contest_id=..., player=...)``)
+    and the value."""
+    key = ", ".join(f"{name}={columns[name][row].as_py() if name in columns else None!r}" for name in keys)
+    raise DuckrateInputError(f"{table}: column '{column}' has {value!r} at ({key}); expected {expected}")
 
 
-def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
-    raise DuckrateInputError(
-        f"{table}: column '{column}' has {value!r} at {_row_key(columns, row)}; expected {expected}"
-    )
+_fail = partial(row_error, ("contest_id", "player"))
 
 
 def names_column(columns: dict, table: str, name: str) -> pa.Array:

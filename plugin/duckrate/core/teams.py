@@ -13,6 +13,7 @@ Individual contests (teams of one) and two-player matches (two teams of one) are
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import cast
 
 import numpy as np
@@ -20,7 +21,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from duckrate.core.contests import league_codes, player_codes, state_slots
+from duckrate.core.contests import PlayerRows, league_codes, player_codes, row_error, state_slots
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import is_absent, single_chunk, time_key_of, time_unit_of
 from duckrate.core.protocol import InputShape
@@ -34,7 +35,7 @@ TEAM_RESULTS = InputShape("team_results", "match_id", REQUIRED_COLUMNS, OPTIONAL
 
 
 @dataclass(frozen=True)
-class PreparedTeams:
+class PreparedTeams(PlayerRows):
     """Validated, encoded team results.
 
     Row arrays (``state``, ``weight``, ``league``) are in input order; ``order`` lists the input rows in replay
@@ -52,10 +53,8 @@ class PreparedTeams:
     match_league : int64 league index of each match; match_seq its 1-based position in its league;
         match_time_key : int64 ``played_at`` of each match (``time_unit`` units since 1970, or the integer
         order itself).
-    state : int64 state slot (one per league and player) of each row; weight : float64 of each row, the
-        player's share of the match in (0, 1] (1 when absent or NULL).
-    league, league_names, n_states, state_league, state_player, players : as in
-        :class:`~duckrate.core.contests.PreparedContests`.
+    weight : float64 of each row, the player's share of the match in (0, 1] (1 when absent or NULL); the
+        slots and leagues: :class:`~duckrate.core.contests.PlayerRows`.
     """
 
     n_rows: int
@@ -67,15 +66,7 @@ class PreparedTeams:
     match_league: np.ndarray
     match_seq: np.ndarray
     match_time_key: np.ndarray
-    state: np.ndarray
     weight: np.ndarray
-    league: np.ndarray
-    league_names: list
-    n_states: int
-    state_league: np.ndarray
-    state_player: np.ndarray
-    players: pa.Array
-    time_unit: str
 
     @property
     def n_matches(self) -> int:
@@ -85,29 +76,8 @@ class PreparedTeams:
     def n_teams(self) -> int:
         return len(self.team_start) - 1
 
-    @property
-    def n_leagues(self) -> int:
-        return len(self.league_names)
 
-    # The priors helpers (duckrate.core.priors) read a player's slots through these two names.
-    @property
-    def state_a(self) -> np.ndarray:
-        return self.state
-
-    @property
-    def state_b(self) -> np.ndarray:
-        return self.state
-
-
-def _row_key(columns: dict, row: int) -> str:
-    parts = [f"{name}={columns[name][row].as_py()!r}" for name in ("match_id", "team", "player") if name in columns]
-    return "(" + ", ".join(parts) + ")"
-
-
-def _fail(columns: dict, table: str, column: str, row: int, value, expected: str):
-    raise DuckrateInputError(
-        f"{table}: column '{column}' has {value!r} at {_row_key(columns, row)}; expected {expected}"
-    )
+_fail = partial(row_error, ("match_id", "team", "player"))
 
 
 def _numbers(columns: dict, table: str, name: str, what: str) -> np.ndarray:

@@ -125,8 +125,9 @@ def _chosen_system(packed: pl.DataFrame, source: str, system: str | None, table:
         raise DuckrateInputError(
             f"{caller}: table {table!r} holds several systems ({', '.join(map(repr, held))}); choose one with system := '...'"
         )
-    if source == "ratings" and packed["method"].is_not_null().any() and fit_forecast_names():
-        return fit_forecast_names()[0]
+    fits = fit_forecast_names()
+    if source == "ratings" and packed["method"].is_not_null().any() and fits:
+        return fits[0]
     what = {"replay": "a replay table without a system column", "ratings": "a table of ratings without a system column"}
     raise DuckrateInputError(
         f"{caller}: table {table!r} is {what.get(source, 'a state without league rows')}: say which system made it "
