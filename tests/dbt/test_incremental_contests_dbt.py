@@ -19,7 +19,7 @@ from helpers.dbt_projects import REPO, run_dbt
 from polars.testing import assert_frame_equal
 
 import duckrate
-from duckrate.systems.contest_state import STATE_ORDER
+from duckrate.systems.event_state import STATE_ORDER
 
 PARAMS = {"max_history": 2, "drift_per_day": 3.0}
 PROJECT = """

@@ -11,7 +11,7 @@ from helpers.replay_cases import assert_rows_and_state_equal
 from polars.testing import assert_frame_equal
 
 import duckrate
-from duckrate.systems.contest_state import STATE_ORDER
+from duckrate.systems.event_state import STATE_ORDER
 
 
 def load(con, name: str, frame: pl.DataFrame) -> None:

@@ -20,7 +20,7 @@ from polars.testing import assert_frame_equal
 
 import duckrate
 from duckrate import RebuildRequired
-from duckrate.systems.contest_state import STATE_ORDER
+from duckrate.systems.event_state import STATE_ORDER
 from duckrate.systems.elo_mmr.beliefs import HEADER
 from duckrate.systems.saved_state import STATE_COLUMNS
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import cast
+from typing import ClassVar, cast
 
 import numpy as np
 import polars as pl
@@ -56,6 +56,31 @@ class PlayerRows:
     def n_leagues(self) -> int:
         return len(self.league_names)
 
+    # The events (contests, team matches) in replay order, as the saved state (duckrate.systems.event_state)
+    # reads them: each subclass names its event kind and key column and gives the four arrays below.
+    event_kind: ClassVar[str] = ""
+    event_key: ClassVar[str] = ""
+
+    @property
+    def event_first_rows(self) -> np.ndarray:
+        """The input row of each event's first row in replay order."""
+        raise NotImplementedError
+
+    @property
+    def event_league(self) -> np.ndarray:
+        """The league index of each event."""
+        raise NotImplementedError
+
+    @property
+    def event_seq(self) -> np.ndarray:
+        """Each event's 1-based position in its league."""
+        raise NotImplementedError
+
+    @property
+    def event_time_key(self) -> np.ndarray:
+        """Each event's ``played_at`` key (int64)."""
+        raise NotImplementedError
+
     # The priors helpers (duckrate.core.priors) read a player's slots through these two names.
     @property
     def state_a(self) -> np.ndarray:
@@ -95,9 +120,28 @@ class PreparedContests(PlayerRows):
     contest_weight: np.ndarray
     rank: np.ndarray
 
+    event_kind: ClassVar[str] = "contest"
+    event_key: ClassVar[str] = "contest_id"
+
     @property
     def n_contests(self) -> int:
         return len(self.contest_start) - 1
+
+    @property
+    def event_first_rows(self) -> np.ndarray:
+        return self.order[self.contest_start[:-1]]
+
+    @property
+    def event_league(self) -> np.ndarray:
+        return self.contest_league
+
+    @property
+    def event_seq(self) -> np.ndarray:
+        return self.contest_seq
+
+    @property
+    def event_time_key(self) -> np.ndarray:
+        return self.contest_time_key
 
 
 def contest_columns_from_polars(frame: pl.DataFrame, table: str = "contest_results") -> dict[str, pa.Array]:

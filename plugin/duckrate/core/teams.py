@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import cast
+from typing import ClassVar, cast
 
 import numpy as np
 import polars as pl
@@ -72,9 +72,28 @@ class PreparedTeams(PlayerRows):
     def n_matches(self) -> int:
         return len(self.match_teams) - 1
 
+    event_kind: ClassVar[str] = "match"
+    event_key: ClassVar[str] = "match_id"
+
     @property
     def n_teams(self) -> int:
         return len(self.team_start) - 1
+
+    @property
+    def event_first_rows(self) -> np.ndarray:
+        return self.order[self.team_start[self.match_teams[:-1]]]
+
+    @property
+    def event_league(self) -> np.ndarray:
+        return self.match_league
+
+    @property
+    def event_seq(self) -> np.ndarray:
+        return self.match_seq
+
+    @property
+    def event_time_key(self) -> np.ndarray:
+        return self.match_time_key
 
 
 _fail = partial(row_error, ("match_id", "team", "player"))

@@ -21,13 +21,13 @@ import polars as pl
 from duckrate.core.contests import PreparedContests
 from duckrate.core.parameters import Parameter
 from duckrate.systems.contest import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.event_state import EventStart
 from duckrate.systems.field_match import BAR_RULES, BETA, DRIFT, field_match_kernel
 
 PLAYER_FIELDS = ("rating", "sd")
 
 
-def run_bar(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+def run_bar(prepared: PreparedContests, priors, params: dict, start: EventStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     settings = (BAR_RULES, params["beta"], params["drift"], params["kappa"])
     return run_fixed_kernel("bar", PLAYER_FIELDS, prepared, priors, params, start, field_match_kernel, settings)

@@ -38,7 +38,7 @@ from duckrate.core.errors import DuckrateInputError
 from duckrate.core.jit import kernel, parallel_kernel
 from duckrate.core.parameters import Parameter, positive
 from duckrate.systems.contest import INITIAL, ContestSystem, run_fixed_kernel
-from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.event_state import EventStart
 from duckrate.systems.logistic_sums import SERIES_TOLERANCE, contest_sums_fit, exact_sums, logistic_sum_at
 from duckrate.systems.numerics import ELO_LOGISTIC_SD, TANH_MULTIPLIER, safeguarded_step
 from duckrate.systems.standings import largest_contest, record_contest, tie_ranges
@@ -214,7 +214,7 @@ def codeforces_kernel(contests, players, settings, outputs):
         record_contest(order, first, n, state, (mu, carried), (new_rating, carried), perf, players, outputs)
 
 
-def run_codeforces(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+def run_codeforces(prepared: PreparedContests, priors, params: dict, start: EventStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     mirzayanov = params["variant"] == "mirzayanov"
     if mirzayanov and (prepared.contest_weight != 1.0).any():

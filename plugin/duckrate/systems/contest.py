@@ -9,7 +9,7 @@ which rates prepared contests from a start::
     run(prepared, priors, params, start) -> (computed, player_values)
 
 ``prepared`` (:class:`~duckrate.core.contests.PreparedContests`) holds the contests in (played_at, contest_id)
-order per league, ``start`` (:class:`.contest_state.ContestStart`) the saved player rows of the players in
+order per league, ``start`` (:class:`.event_state.EventStart`) the saved player rows of the players in
 them; ``computed`` are the columns the system computes (:data:`COMPUTED_COLUMNS` but ``seq``), by input
 row, and ``player_values()`` (called only when the state is wanted) the player row of every state slot after
 the contests, in slot order (a List(Float64) Series; its layout is the system's own). The interface builds the rest from ``run`` for every system alike:
@@ -40,7 +40,7 @@ from duckrate.core.priors import check_positive_priors, initial_states, prior_co
 from duckrate.core.protocol import InputShape, System
 from duckrate.core.registry import SYSTEMS
 from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS, check_chunk_size, replay_in_chunks
-from duckrate.systems.contest_state import ContestStart, contest_state_frame, continue_contests, fresh_contest_start
+from duckrate.systems.event_state import EventStart, event_state_frame, continue_events, fresh_start
 from duckrate.systems.saved_state import RebuildRequired, state_frame
 
 # Columns of one contest replay row (one per contest and participant), in the contract's order.
@@ -75,7 +75,7 @@ class ContestSystem(System):
     input: ClassVar[InputShape] = CONTEST_RESULTS
 
     run: Callable[
-        [PreparedContests, dict | None, dict, ContestStart], tuple[dict[str, np.ndarray], Callable[[], pl.Series]]
+        [PreparedContests, dict | None, dict, EventStart], tuple[dict[str, np.ndarray], Callable[[], pl.Series]]
     ]
 
     def replay(
@@ -89,15 +89,15 @@ class ContestSystem(System):
     ):
         """Resolve parameters, validate the results, rate them (continuing a saved ``state`` table when
         given). Returns the prepared contests, the computed columns (:data:`COMPUTED_COLUMNS`) by input row,
-        and (with ``want_state``) the state table after these contests (:mod:`.contest_state`). Raises
+        and (with ``want_state``) the state table after these contests (:mod:`.event_state`). Raises
         :class:`RebuildRequired` when ``state`` cannot be continued with these contests."""
         params = self.resolve(params)
         prepared = prepare_contests(columns, table or CONTEST_RESULTS.name)
         old = state_frame(state) if state is not None else None
         if old is not None and old.height:
-            start = continue_contests(self, columns, prepared, params, old)
+            start = continue_events(self, columns, prepared, params, old)
         else:
-            start = fresh_contest_start(prepared)
+            start = fresh_start(prepared)
         computed, player_values = self.run(prepared, prior_columns(priors), params, start)
         seq = np.empty(prepared.n_rows, dtype=np.int64)
         seq[prepared.order] = np.repeat(
@@ -106,7 +106,7 @@ class ContestSystem(System):
         computed = {name: seq if name == "seq" else computed[name] for name in COMPUTED_COLUMNS}
         if not want_state:
             return prepared, computed, None
-        new_state = contest_state_frame(self, columns, prepared, params, start, player_values(), old)
+        new_state = event_state_frame(self, columns, prepared, params, start, player_values(), old)
         return prepared, computed, new_state
 
     def resume_problem(self, columns: dict[str, pa.Array], params: dict, state, table: str | None = None) -> str | None:
@@ -117,7 +117,7 @@ class ContestSystem(System):
         old = state_frame(state)
         try:
             if old.height:
-                continue_contests(self, columns, prepared, params, old)
+                continue_events(self, columns, prepared, params, old)
         except RebuildRequired as error:
             return str(error)
         return None
@@ -171,7 +171,7 @@ def fixed_values(fields: tuple[np.ndarray, ...]) -> pl.Series:
     return pl.Series("value", array).cast(pl.List(pl.Float64))
 
 
-def restore_fixed(system: str, names: tuple[str, ...], fields: tuple[np.ndarray, ...], start: ContestStart) -> None:
+def restore_fixed(system: str, names: tuple[str, ...], fields: tuple[np.ndarray, ...], start: EventStart) -> None:
     """Write the saved player rows of ``start`` (:func:`fixed_values` of ``names``) into ``fields`` at their
     slots. Raises :class:`RebuildRequired` when a row is not such a list."""
     if not len(start.slots):

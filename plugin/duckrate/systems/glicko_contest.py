@@ -19,13 +19,13 @@ import polars as pl
 
 from duckrate.core.contests import PreparedContests
 from duckrate.systems.contest import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.event_state import EventStart
 from duckrate.systems.field_match import BETA, DRIFT, GLICKO_RULES, field_match_kernel
 
 PLAYER_FIELDS = ("rating", "sd")
 
 
-def run_glicko_contest(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+def run_glicko_contest(prepared: PreparedContests, priors, params: dict, start: EventStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     settings = (GLICKO_RULES, params["beta"], params["drift"], 0.0)
     return run_fixed_kernel(

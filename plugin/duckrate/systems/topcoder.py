@@ -30,7 +30,7 @@ from duckrate.core.contests import PreparedContests
 from duckrate.core.jit import parallel_kernel
 from duckrate.core.parameters import Parameter
 from duckrate.systems.contest import INITIAL, ContestSystem, run_fixed_kernel
-from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.event_state import EventStart
 from duckrate.systems.numerics import normal_cdf_fast, normal_cdf_table, normal_quantile
 from duckrate.systems.standings import largest_contest, record_contest, tie_ranges
 
@@ -108,7 +108,7 @@ def topcoder_kernel(contests, players, settings, outputs):
         record_contest(order, first, n, state, (mu, sd), after, perf_values, (rating, volatility), outputs)
 
 
-def run_topcoder(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+def run_topcoder(prepared: PreparedContests, priors, params: dict, start: EventStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     settings = (params["weight_noob"], params["weight_limit"], *normal_cdf_table())
     return run_fixed_kernel("topcoder", PLAYER_FIELDS, prepared, priors, params, start, topcoder_kernel, settings)

@@ -28,7 +28,7 @@ from duckrate.core.contests import PreparedContests
 from duckrate.core.jit import kernel
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.systems.contest import INITIAL, INITIAL_SD, ContestSystem, run_fixed_kernel
-from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.event_state import EventStart
 from duckrate.systems.standings import largest_contest, record_contest
 
 PLAYER_FIELDS = ("mu", "sigma")
@@ -330,7 +330,7 @@ def trueskill_contest_kernel(contests, players, settings, outputs):
         record_contest(order, first, n, state, (prior_mu, prior_sigma), after, perf, players, outputs)
 
 
-def run_trueskill_contest(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+def run_trueskill_contest(prepared: PreparedContests, priors, params: dict, start: EventStart):
     """The computed columns by input row and the players' saved rows (``PLAYER_FIELDS``) after the contests."""
     settings = (params["beta"], params["eps"], params["drift"], params["convergence"])
     return run_fixed_kernel(

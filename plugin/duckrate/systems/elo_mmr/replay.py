@@ -21,7 +21,7 @@ Contest weights ω follow the reference implementation: with σ∞ the limiting 
 who plays every contest (σ∞⁴ = γ²(β² - σ∞²)), a contest of weight ω has β_ω² = σ∞² + (β² - σ∞²)/ω and
 γ_ω² = ω σ∞⁴/(β² - σ∞²): about ω contests' worth of evidence and of drift, σ∞ unchanged.
 
-A replay can continue from a saved state (``state=``; :mod:`._contest_state` for the table and its
+A replay can continue from a saved state (``state=``; :mod:`duckrate.systems.event_state` for the table and its
 refusals, :mod:`._mmr_beliefs` for a player's saved belief) with the result of one replay over the
 whole history, bit for bit.
 """
@@ -40,7 +40,7 @@ from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
 from duckrate.core.protocol import Preset
 from duckrate.systems.contest import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSystem
-from duckrate.systems.contest_state import ContestStart
+from duckrate.systems.event_state import EventStart
 from duckrate.systems.elo_mmr.beliefs import belief_values, fresh_beliefs, restore_beliefs
 from duckrate.systems.elo_mmr.fast import performances_fast
 from duckrate.systems.elo_mmr.gaussian_series import GAUSSIAN_SERIES_FROM, fit_block_series
@@ -244,7 +244,7 @@ def elo_mmr_kernel(contests, beliefs, settings, outputs):
     return fallbacks, centres, arg_scales, out_scales, pool_used
 
 
-def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: ContestStart):
+def run_elo_mmr(prepared: PreparedContests, priors, params: dict, start: EventStart):
     """The computed columns (``COMPUTED_COLUMNS`` but ``seq``, indexed by input row) and a function giving
     the players' saved rows (:func:`.beliefs.belief_values`) after the contests, starting from ``start``
     (the saved beliefs of the players in them)."""
