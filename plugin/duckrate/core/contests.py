@@ -81,6 +81,11 @@ class PlayerRows:
         """Each event's ``played_at`` key (int64)."""
         raise NotImplementedError
 
+    @property
+    def event_sizes(self) -> np.ndarray:
+        """The number of rows of each event."""
+        raise NotImplementedError
+
     # The priors helpers (duckrate.core.priors) read a player's slots through these two names.
     @property
     def state_a(self) -> np.ndarray:
@@ -142,6 +147,10 @@ class PreparedContests(PlayerRows):
     @property
     def event_time_key(self) -> np.ndarray:
         return self.contest_time_key
+
+    @property
+    def event_sizes(self) -> np.ndarray:
+        return np.diff(self.contest_start)
 
 
 def contest_columns_from_polars(frame: pl.DataFrame, table: str = "contest_results") -> dict[str, pa.Array]:

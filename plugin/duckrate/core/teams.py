@@ -95,6 +95,10 @@ class PreparedTeams(PlayerRows):
     def event_time_key(self) -> np.ndarray:
         return self.match_time_key
 
+    @property
+    def event_sizes(self) -> np.ndarray:
+        return np.diff(self.team_start[self.match_teams])
+
 
 _fail = partial(row_error, ("match_id", "team", "player"))
 

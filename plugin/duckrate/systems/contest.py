@@ -34,14 +34,14 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from duckrate.core.contests import CONTEST_RESULTS, PreparedContests, contest_columns_from_polars, prepare_contests
+from duckrate.core.contests import CONTEST_RESULTS, PreparedContests, prepare_contests
 from duckrate.core.parameters import Parameter, positive
-from duckrate.core.priors import check_positive_priors, initial_states, prior_columns
-from duckrate.core.protocol import InputShape, System
+from duckrate.core.priors import check_positive_priors, initial_states
+from duckrate.core.protocol import InputShape
 from duckrate.core.registry import SYSTEMS
-from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS, check_chunk_size, replay_in_chunks
-from duckrate.systems.event_state import EventStart, event_state_frame, continue_events, fresh_start
-from duckrate.systems.saved_state import RebuildRequired, state_frame
+from duckrate.systems.event_replay import EventSystem
+from duckrate.systems.event_state import EventStart
+from duckrate.systems.saved_state import RebuildRequired
 
 # Columns of one contest replay row (one per contest and participant), in the contract's order.
 OUTPUT_COLUMNS = (
@@ -68,93 +68,16 @@ INITIAL_SD = Parameter("initial_sd", 350.0, "a finite newcomer sd > 0", positive
 
 
 @dataclass(frozen=True, kw_only=True)
-class ContestSystem(System):
+class ContestSystem(EventSystem):
     """A rating system over ranked contests (:class:`~duckrate.core.protocol.System` over
-    :data:`~duckrate.core.contests.CONTEST_RESULTS`): its signature and its ``run`` (see the module docstring)."""
+    :data:`~duckrate.core.contests.CONTEST_RESULTS`): its signature and its ``run`` (see the module docstring;
+    the run, the saved state and the chunks are :class:`.event_replay.EventSystem`'s)."""
 
     input: ClassVar[InputShape] = CONTEST_RESULTS
-
-    run: Callable[
-        [PreparedContests, dict | None, dict, EventStart], tuple[dict[str, np.ndarray], Callable[[], pl.Series]]
-    ]
-
-    def replay(
-        self,
-        columns: dict[str, pa.Array],
-        priors,
-        params: dict,
-        table: str | None = None,
-        state=None,
-        want_state: bool = False,
-    ):
-        """Resolve parameters, validate the results, rate them (continuing a saved ``state`` table when
-        given). Returns the prepared contests, the computed columns (:data:`COMPUTED_COLUMNS`) by input row,
-        and (with ``want_state``) the state table after these contests (:mod:`.event_state`). Raises
-        :class:`RebuildRequired` when ``state`` cannot be continued with these contests."""
-        params = self.resolve(params)
-        prepared = prepare_contests(columns, table or CONTEST_RESULTS.name)
-        old = state_frame(state) if state is not None else None
-        if old is not None and old.height:
-            start = continue_events(self, columns, prepared, params, old)
-        else:
-            start = fresh_start(prepared)
-        computed, player_values = self.run(prepared, prior_columns(priors), params, start)
-        seq = np.empty(prepared.n_rows, dtype=np.int64)
-        seq[prepared.order] = np.repeat(
-            prepared.contest_seq + start.seq[prepared.contest_league], np.diff(prepared.contest_start)
-        )
-        computed = {name: seq if name == "seq" else computed[name] for name in COMPUTED_COLUMNS}
-        if not want_state:
-            return prepared, computed, None
-        new_state = event_state_frame(self, columns, prepared, params, start, player_values(), old)
-        return prepared, computed, new_state
-
-    def resume_problem(self, columns: dict[str, pa.Array], params: dict, state, table: str | None = None) -> str | None:
-        """Why ``state`` cannot be continued with these contests (the :class:`RebuildRequired` message a
-        continuation would raise), or None when it can; nothing is rated."""
-        params = self.resolve(params)
-        prepared = prepare_contests(columns, table or CONTEST_RESULTS.name)
-        old = state_frame(state)
-        try:
-            if old.height:
-                continue_events(self, columns, prepared, params, old)
-        except RebuildRequired as error:
-            return str(error)
-        return None
-
-    def with_state(
-        self,
-        frame: pl.DataFrame,
-        state: pl.DataFrame | None = None,
-        priors: pl.DataFrame | None = None,
-        chunk_size: int | None = None,
-        want_state: bool = True,
-        **params,
-    ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
-        """The replay rows of the contest results ``frame`` (:data:`OUTPUT_COLUMNS`, sorted by :data:`ROW_ORDER`) and the state
-        table after them; at most ``chunk_size`` results (default ``DEFAULT_CHUNK_ROWS``) are rated at once,
-        whole contests, in chunks that each continue from the state the one before left (:mod:`._chunks`)."""
-        size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
-        if not isinstance(frame, pl.DataFrame) or frame.height <= size or "played_at" not in frame.columns:
-            return self._output_frame(frame, priors, state, params, want_state)
-        self.resolve(params)  # a bad parameter is reported before any work
-        return replay_in_chunks(
-            frame,
-            "contest_id",
-            size,
-            state,
-            lambda part, before: self._output_frame(part, priors, before, params, True),
-            ROW_ORDER,
-        )
-
-    def _output_frame(self, results, priors, state, params, want_state):
-        columns = contest_columns_from_polars(results)
-        _, computed, new_state = self.replay(columns, priors, params, state=state, want_state=want_state)
-        out = results.select([name for name in PASSTHROUGH_COLUMNS if name in results.columns])
-        if "league" not in out.columns:
-            out = out.with_columns(pl.lit(None, dtype=pl.Utf8).alias("league"))
-        out = out.with_columns(pl.Series(name, values) for name, values in computed.items())
-        return out.select(OUTPUT_COLUMNS).sort(ROW_ORDER, nulls_last=True), new_state
+    prepare: ClassVar[Callable[[dict[str, pa.Array], str], PreparedContests]] = staticmethod(prepare_contests)
+    output_columns: ClassVar[tuple[str, ...]] = OUTPUT_COLUMNS
+    computed_columns: ClassVar[tuple[str, ...]] = COMPUTED_COLUMNS
+    row_order: ClassVar[list[str]] = ROW_ORDER
 
 
 def registered() -> tuple[ContestSystem, ...]:

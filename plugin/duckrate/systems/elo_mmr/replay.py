@@ -40,7 +40,6 @@ from duckrate.core.parameters import Parameter
 from duckrate.core.priors import check_positive_priors, initial_states
 from duckrate.core.protocol import Preset
 from duckrate.systems.contest import COMPUTED_COLUMNS, INITIAL, INITIAL_SD, ContestSystem
-from duckrate.systems.event_state import EventStart
 from duckrate.systems.elo_mmr.beliefs import belief_values, fresh_beliefs, restore_beliefs
 from duckrate.systems.elo_mmr.fast import performances_fast
 from duckrate.systems.elo_mmr.gaussian_series import GAUSSIAN_SERIES_FROM, fit_block_series
@@ -53,6 +52,7 @@ from duckrate.systems.elo_mmr.history import (
     robust_average,
 )
 from duckrate.systems.elo_mmr.phase1 import performances_exact, performances_subsampled, solve_tie_groups
+from duckrate.systems.event_state import EventStart
 from duckrate.systems.logistic_sums import SERIES_TOLERANCE
 
 # The reference implementation's defaults: β = 200 and a limiting uncertainty σ∞ = 80 for a player
