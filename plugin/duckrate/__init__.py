@@ -29,6 +29,8 @@ from duckrate.tuning import tune
 # generated (system functions) by `python -m duckrate.cli generate` from the registry: do not edit
 from duckrate.systems import (
     bar,
+    bradley_terry_full,
+    bradley_terry_part,
     chance,
     codeforces,
     elo,
@@ -38,9 +40,13 @@ from duckrate.systems import (
     glicko2,
     glicko_contest,
     pairwise,
+    plackett_luce,
+    thurstone_mosteller_full,
+    thurstone_mosteller_part,
     topcoder,
     trueskill,
     trueskill_contest,
+    trueskill_teams,
 )
 
 # end generated
@@ -70,6 +76,8 @@ __all__ = [
 # generated (their names) by `python -m duckrate.cli generate` from the registry: do not edit
 __all__ += [
     "bar",
+    "bradley_terry_full",
+    "bradley_terry_part",
     "chance",
     "codeforces",
     "elo",
@@ -79,9 +87,13 @@ __all__ += [
     "glicko2",
     "glicko_contest",
     "pairwise",
+    "plackett_luce",
+    "thurstone_mosteller_full",
+    "thurstone_mosteller_part",
     "topcoder",
     "trueskill",
     "trueskill_contest",
+    "trueskill_teams",
 ]
 # end generated
 __version__ = "0.1.0"

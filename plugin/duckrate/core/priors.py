@@ -13,7 +13,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from duckrate.core.contests import PreparedContests
+from duckrate.core.contests import PlayerRows
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import PreparedMatches, columns_from_polars, single_chunk
 
@@ -28,7 +28,7 @@ def prior_columns(priors) -> dict[str, pa.Array] | None:
 
 
 def initial_states(
-    prepared: PreparedMatches | PreparedContests, priors: dict[str, pa.Array] | None, defaults: dict[str, float]
+    prepared: PreparedMatches | PlayerRows, priors: dict[str, pa.Array] | None, defaults: dict[str, float]
 ) -> dict[str, np.ndarray]:
     """One float64 array per state field (``defaults`` keys), filled from the priors where given.
 
@@ -112,7 +112,7 @@ def _check_numeric(column: pa.Array, name: str) -> None:
         raise DuckrateInputError(f"player_priors: column '{name}' has type {column.type}; expected a number (DOUBLE)")
 
 
-def _slot_lookup(prepared: PreparedMatches | PreparedContests):
+def _slot_lookup(prepared: PreparedMatches | PlayerRows):
     """A function mapping (league index, player code) arrays to state slots, -1 where the pair never played."""
     n_players = len(prepared.players)
     key = prepared.state_league * n_players + prepared.state_player

@@ -16,18 +16,19 @@ import pyarrow as pa
 from duckrate.marts import MARTS
 from duckrate.sql import (
     bridge,
-    contest_udf,
     evaluation_udf,
+    event_udf,
     fit_udf,
     lr_test_udf,
     mart_sql,
     ranks_udf,
     readers,
     replay_udf,
+    team_predictions_udf,
     tune_udf,
     win_probability_udf,
 )
-from duckrate.systems import contest, two_player
+from duckrate.systems import contest, team, two_player
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
 _REGISTERED_UDFS: list = []
@@ -51,13 +52,15 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
         )
         for has_sd in (True, False)
     ]
-    udfs.append(
-        (
-            contest_udf.FETCH_UDF,
-            lambda: bridge.make_fetch_udf(contest_udf.FETCH_UDF, contest_udf.FETCH_TYPE),
-            _struct_sql(contest_udf.FETCH_TYPE),
+    for kind in (contest.ContestSystem, team.TeamSystem):
+        shape = event_udf.family(kind)
+        udfs.append(
+            (
+                shape.fetch_udf,
+                partial(bridge.make_fetch_udf, shape.fetch_udf, shape.fetch_type),
+                _struct_sql(shape.fetch_type),
+            )
         )
-    )
     udfs.append(
         (
             replay_udf.TAKE_STATE_UDF,
@@ -72,7 +75,8 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             replay_udf.STATE_RETURN_TYPE,
         )
     )
-    for module, systems in ((replay_udf, two_player.registered()), (contest_udf, contest.registered())):
+    families = ((replay_udf, two_player.registered()), (event_udf, (*contest.registered(), *team.registered())))
+    for module, systems in families:
         for system in systems:
             udfs.append(
                 (
@@ -95,6 +99,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
     udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
+    udfs.append((team_predictions_udf.UDF_NAME, team_predictions_udf.make_udf, team_predictions_udf.RETURN_TYPE))
     udfs.append((ranks_udf.UDF_NAME, ranks_udf.make_udf, ranks_udf.RETURN_TYPE))
     udfs.append((tune_udf.CONTEST_UDF_NAME, tune_udf.make_contest_udf, tune_udf.RETURN_TYPE))
     udfs.append(
@@ -159,18 +164,20 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     for mart in MARTS:
         con.execute(mart_sql.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
-    for contest_system in contest.registered():
-        con.execute(contest_udf.replay_macro_sql(contest_system))
-        con.execute(contest_udf.replay_macro_sql(contest_system, with_state=True))
-        con.execute(contest_udf.state_macro_sql(contest_system))
-        con.execute(contest_udf.check_macro_sql(contest_system))
-        con.execute(contest_udf.token_macro_sql(contest_system))
-        con.execute(contest_udf.rows_macro_sql(contest_system))
+    for event_system in (*contest.registered(), *team.registered()):
+        con.execute(event_udf.replay_macro_sql(event_system))
+        con.execute(event_udf.replay_macro_sql(event_system, with_state=True))
+        con.execute(event_udf.state_macro_sql(event_system))
+        con.execute(event_udf.check_macro_sql(event_system))
+        con.execute(event_udf.token_macro_sql(event_system))
+        con.execute(event_udf.rows_macro_sql(event_system))
     con.execute(fit_udf.macro_sql())
     con.execute(tune_udf.macro_sql())
     con.execute(tune_udf.contest_macro_sql())
     con.execute(win_probability_udf.probability_macro_sql())
     con.execute(win_probability_udf.matrix_macro_sql())
+    for sql in team_predictions_udf.macro_sqls():
+        con.execute(sql)
     for sql in readers.macro_sqls():
         con.execute(sql)
 

@@ -1,8 +1,8 @@
 """Sequential rating systems: one module per system (numba kernel, its registry entry, its Python function).
 
 The registry lines: each system's entry added to :data:`duckrate.core.registry.SYSTEMS`, in the order the
-docs, the dbt lists and the tests show them. Two-player systems (over ``matches``) then contest systems (over
-``contest_results``).
+docs, the dbt lists and the tests show them. Two-player systems (over ``matches``), contest systems (over
+``contest_results``), then team systems (over ``team_results``).
 """
 
 from duckrate.core.registry import SYSTEMS
@@ -19,6 +19,19 @@ from duckrate.systems.pairwise import PAIRWISE, pairwise
 from duckrate.systems.topcoder import TOPCODER, topcoder
 from duckrate.systems.trueskill import TRUESKILL, trueskill
 from duckrate.systems.trueskill_contest import TRUESKILL_CONTEST, trueskill_contest
+from duckrate.systems.trueskill_teams.replay import TRUESKILL_TEAMS, trueskill_teams
+from duckrate.systems.weng_lin.replay import (
+    BRADLEY_TERRY_FULL,
+    BRADLEY_TERRY_PART,
+    PLACKETT_LUCE,
+    THURSTONE_MOSTELLER_FULL,
+    THURSTONE_MOSTELLER_PART,
+    bradley_terry_full,
+    bradley_terry_part,
+    plackett_luce,
+    thurstone_mosteller_full,
+    thurstone_mosteller_part,
+)
 
 SYSTEMS.add(ELO)
 SYSTEMS.add(GLICKO)
@@ -33,8 +46,26 @@ SYSTEMS.add(TOPCODER)
 SYSTEMS.add(TRUESKILL_CONTEST)
 SYSTEMS.add(GLICKO_CONTEST)
 SYSTEMS.add(BAR)
+SYSTEMS.add(PLACKETT_LUCE)
+SYSTEMS.add(BRADLEY_TERRY_FULL)
+SYSTEMS.add(BRADLEY_TERRY_PART)
+SYSTEMS.add(THURSTONE_MOSTELLER_FULL)
+SYSTEMS.add(THURSTONE_MOSTELLER_PART)
+SYSTEMS.add(TRUESKILL_TEAMS)
 
 __all__ = [
+    "TRUESKILL_TEAMS",
+    "trueskill_teams",
+    "thurstone_mosteller_part",
+    "thurstone_mosteller_full",
+    "plackett_luce",
+    "bradley_terry_part",
+    "bradley_terry_full",
+    "THURSTONE_MOSTELLER_PART",
+    "THURSTONE_MOSTELLER_FULL",
+    "PLACKETT_LUCE",
+    "BRADLEY_TERRY_PART",
+    "BRADLEY_TERRY_FULL",
     "BAR",
     "CHANCE",
     "CODEFORCES",

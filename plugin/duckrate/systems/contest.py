@@ -20,8 +20,8 @@ the contests, in slot order (a List(Float64) Series; its layout is the system's 
 - :meth:`ContestSystem.with_state`: the Python API over a Polars frame, in chunks of whole contests.
 
 Every system returns the same columns (:data:`OUTPUT_COLUMNS`), so the contest marts read any of them.
-Systems whose player row is a fixed list of numbers (rating, sd, ...) keep it with :func:`fixed_values`
-and :func:`restore_fixed`.
+Systems whose player row is a fixed list of numbers (rating, sd, ...) keep it with
+:func:`.event_state.fixed_values` and :func:`.event_state.restore_fixed`.
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 
 from duckrate.core.contests import CONTEST_RESULTS, PreparedContests, prepare_contests
@@ -40,8 +39,7 @@ from duckrate.core.priors import check_positive_priors, initial_states
 from duckrate.core.protocol import InputShape
 from duckrate.core.registry import SYSTEMS
 from duckrate.systems.event_replay import EventSystem
-from duckrate.systems.event_state import EventStart
-from duckrate.systems.saved_state import RebuildRequired
+from duckrate.systems.event_state import fixed_values, restore_fixed
 
 # Columns of one contest replay row (one per contest and participant), in the contract's order.
 OUTPUT_COLUMNS = (
@@ -77,6 +75,7 @@ class ContestSystem(EventSystem):
     prepare: ClassVar[Callable[[dict[str, pa.Array], str], PreparedContests]] = staticmethod(prepare_contests)
     output_columns: ClassVar[tuple[str, ...]] = OUTPUT_COLUMNS
     computed_columns: ClassVar[tuple[str, ...]] = COMPUTED_COLUMNS
+    integer_columns: ClassVar[tuple[str, ...]] = ("n_players", "seq")
     row_order: ClassVar[list[str]] = ROW_ORDER
 
 
@@ -84,30 +83,6 @@ def registered() -> tuple[ContestSystem, ...]:
     """Every registered contest system: the registry's entries over
     :data:`~duckrate.core.contests.CONTEST_RESULTS`."""
     return tuple(system for system in SYSTEMS.of(CONTEST_RESULTS) if isinstance(system, ContestSystem))
-
-
-def fixed_values(fields: tuple[np.ndarray, ...]) -> pl.Series:
-    """The saved player rows of a system whose row is a fixed list of numbers: row s is
-    ``[fields[0][s], fields[1][s], ...]``."""
-    flat = np.column_stack([np.asarray(field, dtype=np.float64) for field in fields]).ravel()
-    array = pa.FixedSizeListArray.from_arrays(pa.array(flat), len(fields))
-    return pl.Series("value", array).cast(pl.List(pl.Float64))
-
-
-def restore_fixed(system: str, names: tuple[str, ...], fields: tuple[np.ndarray, ...], start: EventStart) -> None:
-    """Write the saved player rows of ``start`` (:func:`fixed_values` of ``names``) into ``fields`` at their
-    slots. Raises :class:`RebuildRequired` when a row is not such a list."""
-    if not len(start.slots):
-        return
-    lengths = start.values.list.len().to_numpy()
-    if (lengths != len(names)).any():
-        raise RebuildRequired(
-            f"state: a {system} player row holds {int(lengths[lengths != len(names)][0])} values, not "
-            f"[{', '.join(names)}]: saved by another system or version"
-        )
-    flat = start.values.explode().to_numpy().astype(np.float64).reshape(-1, len(names))
-    for column, field in enumerate(fields):
-        field[start.slots] = flat[:, column]
 
 
 def run_fixed_kernel(name, fields, prepared, priors, params, start, kernel, settings, adjust=None):

@@ -43,6 +43,7 @@ class EventSystem(System):
     prepare: ClassVar[Callable[[dict[str, pa.Array], str], PlayerRows]]
     output_columns: ClassVar[tuple[str, ...]]
     computed_columns: ClassVar[tuple[str, ...]]  # by input row; the rest pass through from the input
+    integer_columns: ClassVar[tuple[str, ...]]  # the computed columns that are BIGINT (the rest are DOUBLE)
     row_order: ClassVar[list[str]]
 
     run: Run

@@ -65,9 +65,7 @@ def event_ids(columns: dict, prepared: PlayerRows) -> pa.Array:
     return pc.take(columns[prepared.event_key], pa.array(prepared.event_first_rows))
 
 
-def continue_events(
-    system, columns: dict, prepared: PlayerRows, params: dict, state: pl.DataFrame
-) -> EventStart:
+def continue_events(system, columns: dict, prepared: PlayerRows, params: dict, state: pl.DataFrame) -> EventStart:
     """The saved ``state`` mapped onto ``prepared``'s slots, after checking these events continue it;
     raises :class:`RebuildRequired` otherwise."""
     check_continuation(system, columns, prepared, params, state)
@@ -86,9 +84,7 @@ def continue_events(
     return start
 
 
-def check_continuation(
-    system, columns: dict, prepared: PlayerRows, params: dict, state: pl.DataFrame
-) -> None:
+def check_continuation(system, columns: dict, prepared: PlayerRows, params: dict, state: pl.DataFrame) -> None:
     """Refuse events the saved state cannot be continued with (see the module docstring)."""
     leagues = state.filter(pl.col("kind") == "league")
     if not leagues.height:
@@ -122,9 +118,7 @@ def check_continuation(
         late = events[times < row["last_time_key"]]
         tied = events[times == row["last_time_key"]]
         if tied.size:
-            late = np.concatenate(
-                [late, tied[ids_at_or_before(columns[key], first_rows[tied], row["last_match_id"])]]
-            )
+            late = np.concatenate([late, tied[ids_at_or_before(columns[key], first_rows[tied], row["last_match_id"])]])
         if late.size:
             raise RebuildRequired(
                 f"state: {key} {ids[int(late.min())].as_py()!r} arrived late for league {row['league']!r}: it is not "
@@ -175,5 +169,31 @@ def event_state_frame(
     new = pl.concat([conform_state(frame) for frame in (players, events, last)], how="vertical")
     if old is not None and old.height:
         keep_players, keep_leagues = untouched_rows(old, slots, list(set(names.to_list())))
-        new = pl.concat([new, keep_players, keep_leagues, old.filter(pl.col("kind") == prepared.event_kind)], how="vertical")
+        new = pl.concat(
+            [new, keep_players, keep_leagues, old.filter(pl.col("kind") == prepared.event_kind)], how="vertical"
+        )
     return with_player_counts(new).sort(STATE_ORDER, nulls_last=True)
+
+
+def fixed_values(fields: tuple[np.ndarray, ...]) -> pl.Series:
+    """The saved player rows of a system whose row is a fixed list of numbers: row s is
+    ``[fields[0][s], fields[1][s], ...]``."""
+    flat = np.column_stack([np.asarray(field, dtype=np.float64) for field in fields]).ravel()
+    array = pa.FixedSizeListArray.from_arrays(pa.array(flat), len(fields))
+    return pl.Series("value", array).cast(pl.List(pl.Float64))
+
+
+def restore_fixed(system: str, names: tuple[str, ...], fields: tuple[np.ndarray, ...], start: EventStart) -> None:
+    """Write the saved player rows of ``start`` (:func:`fixed_values` of ``names``) into ``fields`` at their
+    slots. Raises :class:`RebuildRequired` when a row is not such a list."""
+    if not len(start.slots):
+        return
+    lengths = start.values.list.len().to_numpy()
+    if (lengths != len(names)).any():
+        raise RebuildRequired(
+            f"state: a {system} player row holds {int(lengths[lengths != len(names)][0])} values, not "
+            f"[{', '.join(names)}]: saved by another system or version"
+        )
+    flat = start.values.explode().to_numpy().astype(np.float64).reshape(-1, len(names))
+    for column, field in enumerate(fields):
+        field[start.slots] = flat[:, column]

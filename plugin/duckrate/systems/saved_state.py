@@ -33,7 +33,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from duckrate.core.contests import PreparedContests
+from duckrate.core.contests import PlayerRows
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import PreparedMatches
 
@@ -186,11 +186,11 @@ def state_frame(state) -> pl.DataFrame:
     return frame.select(pl.col(name).cast(kind) for name, kind in STATE_SCHEMA.items())
 
 
-def league_index(prepared: PreparedMatches | PreparedContests) -> dict:
+def league_index(prepared: PreparedMatches | PlayerRows) -> dict:
     return {name: index for index, name in enumerate(prepared.league_names)}
 
 
-def slot_table(prepared: PreparedMatches | PreparedContests, used: np.ndarray) -> pl.DataFrame:
+def slot_table(prepared: PreparedMatches | PlayerRows, used: np.ndarray) -> pl.DataFrame:
     """(league, player, slot) of the used slots."""
     slots = np.flatnonzero(used)
     names = pl.Series("player", prepared.players.take(pa.array(prepared.state_player[slots])).cast(pa.large_string()))

@@ -1,0 +1,100 @@
+"""The matches of a team replay as the kernels read them: waves of matches that share no player, and one
+match's rows gathered into local arrays and written back.
+
+A match's update reads and writes only its own players' ratings, so matches that share no player can be
+rated side by side. :func:`match_waves` puts each match in the first wave after every wave holding an
+earlier match of one of its players; rating the waves in order, the matches of a wave in any order or on
+any number of threads, gives every match the ratings a one-by-one replay in (played_at, match_id) order
+gives it, bit for bit. Waves of fewer than :data:`PARALLEL_FROM` matches are rated on one thread (starting
+threads costs more than they save there).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from duckrate.core.jit import kernel
+
+#: Waves with at least this many matches are rated on every core.
+PARALLEL_FROM = 64
+
+
+@kernel
+def _wave_of_each(order, team_start, match_teams, slot, n_states):
+    n_matches = len(match_teams) - 1
+    last = np.zeros(n_states, dtype=np.int64)  # the wave of the player's latest match, 0 = none yet
+    wave = np.empty(n_matches, dtype=np.int64)
+    for m in range(n_matches):
+        first, stop = team_start[match_teams[m]], team_start[match_teams[m + 1]]
+        w = 0
+        for r in range(first, stop):
+            w = max(w, last[slot[order[r]]])
+        w += 1
+        for r in range(first, stop):
+            last[slot[order[r]]] = w
+        wave[m] = w
+    return wave
+
+
+def match_waves(order, team_start, match_teams, slot, n_states) -> tuple[np.ndarray, np.ndarray]:
+    """``(wave_start, wave_matches)``: the matches of wave w are ``wave_matches[wave_start[w]:wave_start[w +
+    1]]``, in replay order; ``slot`` is each input row's state slot."""
+    wave = _wave_of_each(order, team_start, match_teams, slot, n_states)
+    wave_matches = np.argsort(wave, kind="stable").astype(np.int64)
+    counts = np.bincount(wave, minlength=1)[1:] if len(wave) else np.zeros(0, dtype=np.int64)
+    wave_start = np.zeros(len(counts) + 1, dtype=np.int64)
+    np.cumsum(counts, out=wave_start[1:])
+    return wave_start, wave_matches
+
+
+@kernel
+def gather_match(m, order, team_start, match_teams, slot, weight, mu, sigma):
+    """Match ``m``'s rows in replay order (teams best first, each team's players together): ``(rows, mu,
+    sigma, weight, team_bounds)``, the input row, rating, sd and weight of each, and each team's offsets."""
+    t0, t1 = match_teams[m], match_teams[m + 1]
+    first, stop = team_start[t0], team_start[t1]
+    n = stop - first
+    rows = np.empty(n, dtype=np.int64)
+    local_mu = np.empty(n)
+    local_sigma = np.empty(n)
+    local_weight = np.empty(n)
+    for i in range(n):
+        row = order[first + i]
+        rows[i] = row
+        local_mu[i] = mu[slot[row]]
+        local_sigma[i] = sigma[slot[row]]
+        local_weight[i] = weight[row]
+    bounds = np.empty(t1 - t0 + 1, dtype=np.int64)
+    for t in range(t0, t1 + 1):
+        bounds[t - t0] = team_start[t] - first
+    return rows, local_mu, local_sigma, local_weight, bounds
+
+
+@kernel
+def uses_weights(weight):
+    """Whether a match is rated with weights: some player took part for less than the whole match."""
+    for value in weight:  # noqa: SIM110  (a loop numba compiles)
+        if value != 1.0:
+            return True
+    return False
+
+
+@kernel
+def write_match(
+    rows, bounds, before_mu, before_sigma, after_mu, after_sigma, p_win, ranks, p_draw, slot, mu, sigma, outputs
+):
+    """Write one match's results: each row's ratings around the match and its team's forecast into ``outputs``
+    (:data:`duckrate.systems.team.KERNEL_COLUMNS`, by input row), and the new ratings into ``mu``/``sigma``."""
+    out_before_mu, out_before_sd, out_after_mu, out_after_sd, out_p_win, out_rank, out_draw = outputs
+    for t in range(len(bounds) - 1):
+        for i in range(bounds[t], bounds[t + 1]):
+            row = rows[i]
+            out_before_mu[row] = before_mu[i]
+            out_before_sd[row] = before_sigma[i]
+            out_after_mu[row] = after_mu[i]
+            out_after_sd[row] = after_sigma[i]
+            out_p_win[row] = p_win[t]
+            out_rank[row] = ranks[t]
+            out_draw[row] = p_draw
+            mu[slot[row]] = after_mu[i]
+            sigma[slot[row]] = after_sigma[i]

@@ -1,0 +1,94 @@
+"""Bradley-Terry with full pairing: Weng & Lin (2011), Algorithm 1, as ``openskill`` 6.2.0's
+``BradleyTerryFull`` computes it.
+
+Every pair of teams (i, q) of a match is a Bradley-Terry comparison with ``c_iq² = σ_i² + σ_q² + 2β²`` and
+``p_iq = 1/(1 + exp((θ_q - θ_i)/c_iq))`` (the paper's p̂_iq, eq. (48)); the outcome s = 1 when i placed
+better, 1/2 on a tie, 0 when worse. Each team moves by
+
+    Ω_i = Σ_{q ≠ i} σ_i²/c_iq · (s - p_iq),     Δ_i = Σ_{q ≠ i} γ_iq σ_i²/c_iq² · p_iq (1 - p_iq)
+
+(Algorithm 1 step 2), with openskill's default ``γ_iq = σ_i/c_iq`` (Section 3.5). When the match is given as
+scores and ``|s_i - s_q| > margin > 0``, ``θ_q - θ_i`` is divided by ``log1p(|s_i - s_q|/margin)`` inside
+p_iq (an openskill addition, symmetric in who won). The tie averaging that follows is a no-op (see
+:mod:`duckrate.systems.weng_lin.common`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from duckrate.core.jit import kernel
+from duckrate.systems.weng_lin.common import (
+    S_BETA,
+    S_MARGIN,
+    finish_match,
+    margin_factor,
+    prepare_match,
+    sorted_teams,
+    square,
+)
+
+
+@kernel
+def bradley_terry_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq):
+    """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 1 step 2)."""
+    beta_squared = square(settings[S_BETA])
+    divisor = margin_factor(score[i], score[q], settings[S_MARGIN]) if has_score else 1.0
+    c_iq = math.sqrt(team_sigma_sq[i] + team_sigma_sq[q] + 2.0 * beta_squared)
+    p_iq = 1.0 / (1.0 + math.exp(((team_mu[q] - team_mu[i]) / divisor) / c_iq))
+    sigma_sq_to_c = team_sigma_sq[i] / c_iq
+    s = 0.0
+    if rank[q] > rank[i]:
+        s = 1.0
+    elif rank[q] == rank[i]:
+        s = 0.5
+    gamma = math.sqrt(team_sigma_sq[i]) / c_iq
+    return sigma_sq_to_c * (s - p_iq), gamma * sigma_sq_to_c / c_iq * p_iq * (1.0 - p_iq)
+
+
+@kernel
+def bradley_terry_full_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (arrays in sorted order, best first), summed over all other teams."""
+    n = rank.shape[0]
+    omega = np.zeros(n, dtype=np.float64)
+    delta = np.zeros(n, dtype=np.float64)
+    for i in range(n):
+        for q in range(n):
+            if q == i:
+                continue
+            d_omega, d_delta = bradley_terry_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq)
+            omega[i] += d_omega
+            delta[i] += d_delta
+    return omega, delta
+
+
+@kernel
+def rate_bradley_terry_full(
+    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
+):
+    """One match under Bradley-Terry full pairing (arguments as
+    :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
+    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
+        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
+    )
+    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
+    omega, delta = bradley_terry_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+    finish_match(
+        settings,
+        mu,
+        sigma,
+        sigma_tau,
+        weights,
+        team_bounds,
+        order,
+        rank,
+        team_sigma_sq,
+        omega,
+        delta,
+        False,
+        True,
+        out_mu,
+        out_sigma,
+    )

@@ -1,0 +1,71 @@
+"""Bradley-Terry with partial pairing: Weng & Lin (2011), Algorithm 2, as ``openskill`` 6.2.0's
+``BradleyTerryPart`` computes it.
+
+The paper compares each team only with its neighbours in the ranking (q = i ± 1). openskill generalises
+this to a sliding window: team i (in rank order, best first) is compared with every q ≠ i with
+``|q - i| <= window_size`` (default 4), with the Bradley-Terry terms of Algorithm 1 (see
+:mod:`duckrate.systems.weng_lin.bradley_terry_full`), and Ω_i, Δ_i are the **means** over those
+comparisons rather than sums. There is no tie averaging in this model.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from duckrate.core.jit import kernel
+from duckrate.systems.weng_lin.bradley_terry_full import bradley_terry_pair
+from duckrate.systems.weng_lin.common import finish_match, prepare_match, setting_window, sorted_teams
+
+
+@kernel
+def bradley_terry_part_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (arrays in sorted order, best first), averaged over the window's pairs."""
+    n = rank.shape[0]
+    window = setting_window(settings)
+    omega = np.zeros(n, dtype=np.float64)
+    delta = np.zeros(n, dtype=np.float64)
+    for i in range(n):
+        omega_sum = 0.0
+        delta_sum = 0.0
+        comparisons = 0
+        for q in range(max(0, i - window), min(n, i + window + 1)):
+            if q == i:
+                continue
+            d_omega, d_delta = bradley_terry_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq)
+            omega_sum += d_omega
+            delta_sum += d_delta
+            comparisons += 1
+        if comparisons > 0:
+            omega[i] = omega_sum / comparisons
+            delta[i] = delta_sum / comparisons
+    return omega, delta
+
+
+@kernel
+def rate_bradley_terry_part(
+    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
+):
+    """One match under Bradley-Terry partial pairing (arguments as
+    :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
+    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
+        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
+    )
+    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
+    omega, delta = bradley_terry_part_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+    finish_match(
+        settings,
+        mu,
+        sigma,
+        sigma_tau,
+        weights,
+        team_bounds,
+        order,
+        rank,
+        team_sigma_sq,
+        omega,
+        delta,
+        False,
+        False,
+        out_mu,
+        out_sigma,
+    )

@@ -1,0 +1,124 @@
+"""Plackett-Luce: Weng & Lin (2011), Algorithm 4, as ``openskill`` 6.2.0's ``PlackettLuce`` computes it.
+
+The k teams of a match, sorted by rank r (best first), are a Plackett-Luce ranking with strengths
+``exp(θ_i/c)``, ``c² = Σ_i (σ_i² + β²)`` (Algorithm 4 step 1). With ``C_q = {i : r(i) >= r(q)}`` the teams
+placed at or below q and ``A_q = |{s : r(s) = r(q)}|`` the size of q's tie,
+
+    Ω_i = σ_i²/c · Σ_{q : r(q) <= r(i)} ([q = i] - e_i/S_q) / A_q,
+    Δ_i = γ_i σ_i²/c² · Σ_{q : r(q) <= r(i)} (e_i/S_q)(1 - e_i/S_q) / A_q,
+
+with ``e_i = exp(θ_i/c)``, ``S_q = Σ_{s ∈ C_q} e_s`` (Algorithm 4 steps 2-3, the tie-aware form with A_q)
+and openskill's default ``γ_i = σ_i/c`` (the paper's suggestion, Section 3.5). Differences from the paper,
+kept for agreement: when the match is given as scores and ``margin > 0``, θ_i in ``e_i`` is shifted by the
+mean over the teams with a different score of ``(θ_j - θ_i)(log1p(|s_i - s_j|/margin) - 1)`` (zero when
+``|s_i - s_j| <= margin``, and the same whether i scored more or less); and the tie averaging that follows
+is a no-op (see :mod:`duckrate.systems.weng_lin.common`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from duckrate.core.jit import kernel
+from duckrate.systems.weng_lin.common import (
+    S_BETA,
+    S_MARGIN,
+    finish_match,
+    prepare_match,
+    sorted_teams,
+    square,
+)
+
+
+@kernel
+def plackett_luce_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (arrays in sorted order, best first) for Algorithm 4."""
+    n = rank.shape[0]
+    beta_squared = square(settings[S_BETA])
+    margin = settings[S_MARGIN]
+    total = 0.0
+    for i in range(n):
+        total += team_sigma_sq[i] + beta_squared
+    c = math.sqrt(total)
+
+    strength = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        adjusted = team_mu[i]
+        if has_score:
+            adjustment = 0.0
+            count = 0
+            for j in range(n):
+                if j == i:
+                    continue
+                score_diff = abs(score[i] - score[j])
+                if score_diff > 0.0:
+                    factor = 1.0
+                    if score_diff > margin and margin > 0.0:
+                        factor = math.log1p(score_diff / margin)
+                    if score[i] > score[j]:
+                        adjustment -= (team_mu[i] - team_mu[j]) * (factor - 1.0)
+                    else:
+                        adjustment += (team_mu[j] - team_mu[i]) * (factor - 1.0)
+                    count += 1
+            adjusted += adjustment / count if count else adjustment
+        strength[i] = math.exp(adjusted / c)
+
+    sum_q = np.zeros(n, dtype=np.float64)
+    tied = np.zeros(n, dtype=np.int64)
+    for q in range(n):
+        for i in range(n):
+            if rank[i] >= rank[q]:
+                sum_q[q] += strength[i]
+            if rank[i] == rank[q]:
+                tied[q] += 1
+
+    omega = np.empty(n, dtype=np.float64)
+    delta = np.empty(n, dtype=np.float64)
+    for i in range(n):
+        om = 0.0
+        de = 0.0
+        for q in range(n):
+            share = strength[i] / sum_q[q]
+            if rank[q] <= rank[i]:
+                de += share * (1.0 - share) / tied[q]
+                if q == i:
+                    om += (1.0 - share) / tied[q]
+                else:
+                    om -= share / tied[q]
+        om *= team_sigma_sq[i] / c
+        de *= team_sigma_sq[i] / square(c)
+        gamma = math.sqrt(team_sigma_sq[i]) / c
+        omega[i] = om
+        delta[i] = de * gamma
+    return omega, delta
+
+
+@kernel
+def rate_plackett_luce(
+    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
+):
+    """One match under Plackett-Luce (arguments as :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
+    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
+        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
+    )
+    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
+    omega, delta = plackett_luce_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+    finish_match(
+        settings,
+        mu,
+        sigma,
+        sigma_tau,
+        weights,
+        team_bounds,
+        order,
+        rank,
+        team_sigma_sq,
+        omega,
+        delta,
+        False,
+        True,
+        out_mu,
+        out_sigma,
+    )

@@ -1,0 +1,132 @@
+"""Forecasts before a Weng-Lin match, as ``openskill`` 6.2.0's ``predict_win``, ``predict_draw`` and
+``predict_rank``.
+
+The five openskill models share these three methods word for word (checked in 6.2.0: the model classes
+differ only in their update), so one set of kernels serves every model code. They use the ratings as they
+are, without the dynamics τ, and the team ratings θ_i = Σ μ, σ_i² = Σ σ² with the ``balance`` weights
+when that setting is on (:func:`duckrate.systems.weng_lin.common.team_ratings`). With
+``c_ij = sqrt(2β² + σ_i² + σ_j²)`` and ``P_ij = Φ((θ_i - θ_j)/c_ij)``, the pairwise probability that i
+beats j under Gaussian performances (the Thurstone-Mosteller pair of Weng & Lin (2011), Section 3.1):
+
+* ``predict_win``: for two teams ``[P_01, 1 - P_01]``; for more, the mean over j of P_ij, normalised to
+  sum to 1 (openskill's generalisation of Ibstedt et al. to n teams);
+* ``predict_draw``: the mean over the pairs i < j of ``Φ((m - θ_i + θ_j)/c_ij) - Φ((θ_j - θ_i - m)/c_ij)``
+  with the draw margin ``m = √N · β · Φ⁻¹((1 + 1/N)/2)``, N the number of players of the match;
+* ``predict_rank``: the probabilities of ``predict_win``'s n-team formula (also for two teams, where they
+  are ``P_01/(P_01 + P_10)`` and ``P_10/(P_01 + P_10)``: equal to ``predict_win``'s up to rounding, not bit
+  for bit), and the competition ranks of those probabilities, highest first (exactly equal
+  probabilities share a rank, the next rank skips).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from duckrate.core.jit import kernel
+from duckrate.systems.weng_lin.common import (
+    S_BALANCE,
+    S_BETA,
+    S_KAPPA,
+    phi_major,
+    phi_major_inverse,
+    square,
+    team_ratings,
+)
+
+
+@kernel
+def _teams(settings, mu, sigma, team_bounds):
+    n_teams = team_bounds.shape[0] - 1
+    team_mu = np.empty(n_teams, dtype=np.float64)
+    team_sigma_sq = np.empty(n_teams, dtype=np.float64)
+    team_ratings(mu, sigma, team_bounds, settings[S_BALANCE] != 0.0, settings[S_KAPPA], team_mu, team_sigma_sq)
+    return team_mu, team_sigma_sq
+
+
+@kernel
+def _mean_pairwise_wins(settings, team_mu, team_sigma_sq, out):
+    """out[i] = the mean over j ≠ i of Φ((θ_i - θ_j)/sqrt(2β² + σ_i² + σ_j²)), normalised to sum 1."""
+    n = team_mu.shape[0]
+    two_beta_squared = 2.0 * square(settings[S_BETA])
+    total = 0.0
+    for i in range(n):
+        summed = 0.0
+        for j in range(n):
+            if j != i:
+                c = math.sqrt(two_beta_squared + team_sigma_sq[i] + team_sigma_sq[j])
+                summed += phi_major((team_mu[i] - team_mu[j]) / c)
+        out[i] = summed / (n - 1)
+        total += out[i]
+    for i in range(n):
+        out[i] = out[i] / total
+
+
+@kernel
+def predict_win(settings, mu, sigma, team_bounds, out):
+    """Each team's probability of winning into ``out`` (float64[n_teams]), as openskill's ``predict_win``."""
+    team_mu, team_sigma_sq = _teams(settings, mu, sigma, team_bounds)
+    if team_mu.shape[0] == 2:
+        two_beta_squared = 2.0 * square(settings[S_BETA])
+        c = math.sqrt(two_beta_squared + team_sigma_sq[0] + team_sigma_sq[1])
+        p = phi_major((team_mu[0] - team_mu[1]) / c)
+        out[0] = p
+        out[1] = 1.0 - p
+        return
+    _mean_pairwise_wins(settings, team_mu, team_sigma_sq, out)
+
+
+@kernel
+def predict_draw(settings, mu, sigma, team_bounds):
+    """The probability of a draw, as openskill's ``predict_draw``."""
+    team_mu, team_sigma_sq = _teams(settings, mu, sigma, team_bounds)
+    n = team_mu.shape[0]
+    beta = settings[S_BETA]
+    two_beta_squared = 2.0 * square(beta)
+    players = mu.shape[0]
+    draw_probability = 1.0 / players
+    draw_margin = math.sqrt(players) * beta * phi_major_inverse((1.0 + draw_probability) / 2.0)
+    summed = 0.0
+    pairs = 0
+    for i in range(n):
+        for j in range(i + 1, n):
+            c = math.sqrt(two_beta_squared + team_sigma_sq[i] + team_sigma_sq[j])
+            summed += phi_major((draw_margin - team_mu[i] + team_mu[j]) / c) - phi_major(
+                (team_mu[j] - team_mu[i] - draw_margin) / c
+            )
+            pairs += 1
+    return summed / pairs
+
+
+@kernel
+def predict_rank(settings, mu, sigma, team_bounds, out_rank, out_probability):
+    """openskill's ``predict_rank``: the predicted rank of each team into ``out_rank`` (int64[n_teams], 1 is
+    best, competition ranks of the probabilities) and its probability into ``out_probability``."""
+    team_mu, team_sigma_sq = _teams(settings, mu, sigma, team_bounds)
+    _mean_pairwise_wins(settings, team_mu, team_sigma_sq, out_probability)
+    n = team_mu.shape[0]
+    # stable sort, highest probability first (Python's sorted(..., reverse=True))
+    order = np.empty(n, dtype=np.int64)
+    for i in range(n):
+        k = i
+        while k > 0 and out_probability[order[k - 1]] < out_probability[i]:
+            order[k] = order[k - 1]
+            k -= 1
+        order[k] = i
+    current = 1
+    for k in range(n):
+        if k > 0 and out_probability[order[k]] < out_probability[order[k - 1]]:
+            current = k + 1
+        out_rank[order[k]] = current
+
+
+@kernel
+def predict_match(model, settings, mu, sigma, team_bounds, out_p_win, out_rank):
+    """The forecasts of one match before it: ``predict_win`` into ``out_p_win`` (float64[n_teams]), the
+    ranks of ``predict_rank`` into ``out_rank`` (int64[n_teams]); returns ``predict_draw``. Teams in the
+    order given. ``model`` is any model code: openskill's forecasts are the same for all five."""
+    predict_win(settings, mu, sigma, team_bounds, out_p_win)
+    probability = np.empty(out_p_win.shape[0], dtype=np.float64)
+    predict_rank(settings, mu, sigma, team_bounds, out_rank, probability)
+    return predict_draw(settings, mu, sigma, team_bounds)

@@ -1,0 +1,346 @@
+"""The five Weng-Lin models as team systems: their parameters, their registry entries and the kernel that
+replays a team history through them (Weng & Lin, "A Bayesian Approximation Method for Online Ranking",
+JMLR 12, 2011, as the ``openskill`` package 6.2.0 computes it).
+
+Each match is rated by :func:`.rate.rate_match` from its players' ratings before it, after the forecast
+:func:`.predict.predict_match` made from the same ratings. The match is given to the model as openskill's
+``scores`` when the input has a ``score`` column (the ``margin`` option reads their differences), as its
+``ranks`` otherwise; with ``weights`` (partial play, normalised per team into ``weight_bounds``) only when some
+player of the match has a weight below 1, so a match everyone played in full is rated as openskill rates it
+without weights.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numba
+import numpy as np
+import polars as pl
+
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.parameters import Parameter, nonnegative, positive
+from duckrate.core.protocol import Preset
+from duckrate.core.scales import TRUESKILL_MU
+from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
+from duckrate.systems.team_batches import PARALLEL_FROM, gather_match, uses_weights, write_match
+from duckrate.systems.weng_lin.common import MODEL_CODES, settings_array
+from duckrate.systems.weng_lin.predict import predict_match
+from duckrate.systems.weng_lin.rate import rate_match
+
+BETA = Parameter("beta", 25.0 / 6.0, "a finite performance sd beta > 0", positive)
+KAPPA = Parameter("kappa", 0.0001, "a finite floor kappa > 0 of the variance factor", positive)
+TAU = Parameter("tau", 25.0 / 300.0, "a finite dynamics tau >= 0 (added to sigma before each match)", nonnegative)
+LIMIT_SIGMA = Parameter("limit_sigma", False, "true or false: sigma never grows in a match", boolean=True)
+BALANCE = Parameter("balance", False, "true or false: weigh a team's weaker players up (by ordinal)", boolean=True)
+MARGIN = Parameter("margin", 0.0, "a finite margin >= 0: score differences beyond it move ratings more", nonnegative)
+WEIGHT_MIN = Parameter(
+    "weight_min",
+    1.0,
+    "a finite lower weight bound > 0 (NULL with weight_max: weights used as given)",
+    positive,
+    nullable=True,
+)
+WEIGHT_MAX = Parameter(
+    "weight_max", 2.0, "a finite upper weight bound >= weight_min (NULL with weight_min)", positive, nullable=True
+)
+EPSILON = Parameter("epsilon", 0.1, "a finite draw margin epsilon > 0 of the Thurstone-Mosteller models", positive)
+WINDOW_SIZE = Parameter(
+    "window_size",
+    4,
+    "a whole number >= 1: how many neighbouring ranks each team is compared with",
+    lambda value: math.isfinite(value) and value >= 1,
+    integer=True,
+)
+
+
+def _check(params: dict) -> None:
+    low, high = params["weight_min"], params["weight_max"]
+    if (low is None) != (high is None):
+        raise DuckrateInputError(
+            f"weight_min = {low!r}, weight_max = {high!r}; expected both NULL (weights as given) or both numbers"
+        )
+    if low is not None and high is not None and low > high:
+        raise DuckrateInputError(f"weight_min = {low!r} > weight_max = {high!r}; expected weight_min <= weight_max")
+
+
+@kernel
+def _rate_one(m, model, settings, matches, mu, sigma, outputs):
+    wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
+    rows, local_mu, local_sigma, local_weight, bounds = gather_match(
+        m, order, team_start, match_teams, slot, weight, mu, sigma
+    )
+    t0, t1 = match_teams[m], match_teams[m + 1]
+    p_win = np.empty(t1 - t0)
+    ranks = np.empty(t1 - t0, dtype=np.int64)
+    draw = predict_match(model, settings, local_mu, local_sigma, bounds, p_win, ranks)
+    new_mu = np.empty(len(rows))
+    new_sigma = np.empty(len(rows))
+    rate_match(
+        model,
+        settings,
+        local_mu,
+        local_sigma,
+        bounds,
+        team_rank[t0:t1],
+        team_score[t0:t1],
+        has_score,
+        local_weight,
+        uses_weights(local_weight),
+        new_mu,
+        new_sigma,
+    )
+    write_match(rows, bounds, local_mu, local_sigma, new_mu, new_sigma, p_win, ranks, draw, slot, mu, sigma, outputs)
+
+
+@parallel_kernel
+def weng_lin_waves(model, settings, matches, mu, sigma, outputs):
+    """Rate the matches wave by wave (:mod:`duckrate.systems.team_batches`), the matches of a big wave on
+    every core."""
+    wave_start, wave_matches = matches[0], matches[1]
+    for w in range(len(wave_start) - 1):
+        first, stop = wave_start[w], wave_start[w + 1]
+        if stop - first >= PARALLEL_FROM:
+            for i in numba.prange(first, stop):
+                _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs)
+        else:
+            for i in range(first, stop):
+                _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs)
+
+
+def model_settings(params: dict) -> np.ndarray:
+    """A model's settings array (:func:`.common.settings_array`) from its resolved parameters."""
+    bounds = None if params["weight_min"] is None else (params["weight_min"], params["weight_max"])
+    return settings_array(
+        params["beta"],
+        params["kappa"],
+        params["tau"],
+        params["limit_sigma"],
+        params["balance"],
+        params["margin"],
+        bounds,
+        epsilon=params.get("epsilon", EPSILON.default),
+        window_size=params.get("window_size", WINDOW_SIZE.default),
+    )
+
+
+def _runner(name: str):
+    code = MODEL_CODES[name]
+
+    def run(prepared, priors, params, start):
+        settings = model_settings(params)
+        return run_team_kernel(
+            name,
+            prepared,
+            priors,
+            params,
+            start,
+            lambda matches, mu, sigma, outputs: weng_lin_waves(
+                code, settings, matches.kernel_arrays(), mu, sigma, outputs
+            ),
+        )
+
+    return run
+
+
+def _predictor(name: str):
+    code = MODEL_CODES[name]
+
+    def predict(params: dict, mu: np.ndarray, sigma: np.ndarray, bounds: np.ndarray, weight: np.ndarray):
+        p_win = np.empty(len(bounds) - 1)
+        ranks = np.empty(len(bounds) - 1, dtype=np.int64)
+        p_draw = predict_match(code, model_settings(params), mu, sigma, bounds, p_win, ranks)
+        return p_win, ranks, float(p_draw)
+
+    return predict
+
+
+_COMMON = (MU, SIGMA, BETA, KAPPA, TAU, LIMIT_SIGMA, BALANCE, MARGIN, WEIGHT_MIN, WEIGHT_MAX)
+_PRESETS = (
+    Preset(),
+    Preset({"tau": 0.3, "limit_sigma": True, "balance": True, "margin": 2.0}),
+    Preset(
+        {"weight_min": None, "weight_max": None, "beta": 3.0},
+        priors={"player": ["p0", "p1"], "rating": [30.0, 20.0], "sd": [2.0, 4.0]},
+    ),
+)
+_GRID = {"beta": [25.0 / 12.0, 25.0 / 6.0, 25.0 / 3.0], "tau": [0.0, 25.0 / 300.0, 0.25]}
+
+
+def _entry(name: str, title: str, algorithm: str, extra: tuple[Parameter, ...]) -> TeamSystem:
+    return TeamSystem(
+        name=name,
+        summary=(
+            f"Weng-Lin {title} over team matches (Weng & Lin, JMLR 2011, {algorithm}), as openskill 6.2.0 rates "
+            "them: ties, margins, partial play."
+        ),
+        parameters=(*_COMMON[:4], *extra, *_COMMON[4:]),
+        check=_check,
+        run=_runner(name),
+        predict=_predictor(name),
+        scale=TRUESKILL_MU,
+        grid=_GRID,
+        presets=_PRESETS,
+    )
+
+
+PLACKETT_LUCE = _entry("plackett_luce", "Plackett-Luce", "Algorithm 4", ())
+BRADLEY_TERRY_FULL = _entry("bradley_terry_full", "Bradley-Terry, full pairing", "Algorithm 1", ())
+BRADLEY_TERRY_PART = _entry("bradley_terry_part", "Bradley-Terry, partial pairing", "Algorithm 2", (WINDOW_SIZE,))
+THURSTONE_MOSTELLER_FULL = _entry(
+    "thurstone_mosteller_full", "Thurstone-Mosteller, full pairing", "Algorithm 3", (EPSILON,)
+)
+THURSTONE_MOSTELLER_PART = _entry(
+    "thurstone_mosteller_part", "Thurstone-Mosteller, partial pairing", "Algorithm 3", (EPSILON, WINDOW_SIZE)
+)
+
+
+_PARAMETER_DOCS = """
+    Parameters
+    ----------
+    results : DataFrame with ``match_id``, ``played_at``, ``team``, ``player``, and ``rank`` (1 = best; equal ranks
+        tie) or ``score`` (higher is better; equal scores tie), optionally ``weight`` (the player's share of the
+        match, in (0, 1]; NULL = 1) and ``league``.
+    mu, sigma : a newcomer's skill N(mu, sigma²) (openskill's 25 and 25/3).
+    beta : the performance sd (25/6).
+    kappa : the floor of the factor that shrinks sigma (0.0001).
+    tau : the dynamics added to sigma before each match (25/300).
+    limit_sigma : sigma never grows in a match.
+    balance : weigh a team's weaker players (by ordinal) up in the team's rating.
+    margin : with scores, a score difference beyond the margin moves ratings more (log(1 + diff/margin)).
+    weight_min, weight_max : the bounds each team's weights are rescaled into (openskill's ``weight_bounds``);
+        both None: the weights as given.{extra}
+    priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd``, ``league``).
+    state : a saved state (``duckrate.replay_state``) to continue from.
+    chunk_size : the most rows rated at once (default ``duckrate.DEFAULT_CHUNK_ROWS``).
+
+    Returns
+    -------
+    DataFrame, one row per (match, player): the team replay columns (``rating_*`` = mu, ``sd_*`` = sigma; the
+    forecast before the match ``p_team_win``, ``predicted_rank``, ``p_draw``).
+"""
+_EPSILON_DOC = "\n    epsilon : the draw margin of the Thurstone-Mosteller models (0.1)."
+_WINDOW_DOC = "\n    window_size : each team is compared with the teams this many ranks around it (4)."
+
+
+def _replay(system: TeamSystem, results, priors, state, chunk_size, params: dict):
+    return system.with_state(results, state, priors, chunk_size, want_state=False, **params)[0]
+
+
+def plackett_luce(
+    results: pl.DataFrame,
+    mu: float = MU.default,
+    sigma: float = SIGMA.default,
+    beta: float = BETA.default,
+    kappa: float = KAPPA.default,
+    tau: float = TAU.default,
+    limit_sigma: bool = False,
+    balance: bool = False,
+    margin: float = MARGIN.default,
+    weight_min: float | None = WEIGHT_MIN.default,
+    weight_max: float | None = WEIGHT_MAX.default,
+    priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+) -> pl.DataFrame:
+    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
+    return _replay(PLACKETT_LUCE, results, priors, state, chunk_size, params)
+
+
+def bradley_terry_full(
+    results: pl.DataFrame,
+    mu: float = MU.default,
+    sigma: float = SIGMA.default,
+    beta: float = BETA.default,
+    kappa: float = KAPPA.default,
+    tau: float = TAU.default,
+    limit_sigma: bool = False,
+    balance: bool = False,
+    margin: float = MARGIN.default,
+    weight_min: float | None = WEIGHT_MIN.default,
+    weight_max: float | None = WEIGHT_MAX.default,
+    priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+) -> pl.DataFrame:
+    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
+    return _replay(BRADLEY_TERRY_FULL, results, priors, state, chunk_size, params)
+
+
+def bradley_terry_part(
+    results: pl.DataFrame,
+    mu: float = MU.default,
+    sigma: float = SIGMA.default,
+    beta: float = BETA.default,
+    kappa: float = KAPPA.default,
+    window_size: int = WINDOW_SIZE.default,
+    tau: float = TAU.default,
+    limit_sigma: bool = False,
+    balance: bool = False,
+    margin: float = MARGIN.default,
+    weight_min: float | None = WEIGHT_MIN.default,
+    weight_max: float | None = WEIGHT_MAX.default,
+    priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+) -> pl.DataFrame:
+    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
+    return _replay(BRADLEY_TERRY_PART, results, priors, state, chunk_size, params)
+
+
+def thurstone_mosteller_full(
+    results: pl.DataFrame,
+    mu: float = MU.default,
+    sigma: float = SIGMA.default,
+    beta: float = BETA.default,
+    kappa: float = KAPPA.default,
+    epsilon: float = EPSILON.default,
+    tau: float = TAU.default,
+    limit_sigma: bool = False,
+    balance: bool = False,
+    margin: float = MARGIN.default,
+    weight_min: float | None = WEIGHT_MIN.default,
+    weight_max: float | None = WEIGHT_MAX.default,
+    priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+) -> pl.DataFrame:
+    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
+    return _replay(THURSTONE_MOSTELLER_FULL, results, priors, state, chunk_size, params)
+
+
+def thurstone_mosteller_part(
+    results: pl.DataFrame,
+    mu: float = MU.default,
+    sigma: float = SIGMA.default,
+    beta: float = BETA.default,
+    kappa: float = KAPPA.default,
+    epsilon: float = EPSILON.default,
+    window_size: int = WINDOW_SIZE.default,
+    tau: float = TAU.default,
+    limit_sigma: bool = False,
+    balance: bool = False,
+    margin: float = MARGIN.default,
+    weight_min: float | None = WEIGHT_MIN.default,
+    weight_max: float | None = WEIGHT_MAX.default,
+    priors: pl.DataFrame | None = None,
+    state: pl.DataFrame | None = None,
+    chunk_size: int | None = None,
+) -> pl.DataFrame:
+    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
+    return _replay(THURSTONE_MOSTELLER_PART, results, priors, state, chunk_size, params)
+
+
+def _document(function, title: str, extra: str = "") -> None:
+    function.__doc__ = (
+        f"Weng-Lin {title} over a ``team_results`` table (see :mod:`duckrate.systems.weng_lin.replay`).\n"
+        + _PARAMETER_DOCS.format(extra=extra)
+    )
+
+
+_document(plackett_luce, "Plackett-Luce")
+_document(bradley_terry_full, "Bradley-Terry (full pairing)")
+_document(bradley_terry_part, "Bradley-Terry (partial pairing)", _WINDOW_DOC)
+_document(thurstone_mosteller_full, "Thurstone-Mosteller (full pairing)", _EPSILON_DOC)
+_document(thurstone_mosteller_part, "Thurstone-Mosteller (partial pairing)", _EPSILON_DOC + _WINDOW_DOC)

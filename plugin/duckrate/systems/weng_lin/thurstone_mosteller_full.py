@@ -1,0 +1,108 @@
+"""Thurstone-Mosteller with full pairing: Weng & Lin (2011), Algorithm 3, as ``openskill`` 6.2.0's
+``ThurstoneMostellerFull`` computes it.
+
+Every pair of teams (i, q) is a Thurstone-Mosteller comparison (Gaussian performance differences) with
+``c_iq² = σ_i² + σ_q² + 2β²``, ``x = (θ_i - θ_q)/c_iq`` and the draw margin ``t = ε/c_iq`` (ε the model's
+``epsilon``, default 0.1). Each team moves by
+
+    Ω_i = Σ_{q ≠ i} σ_i²/c_iq · V,          Δ_i = Σ_{q ≠ i} γ_iq σ_i²/c_iq² · W,
+
+with (V, W) = (V(x, t), W(x, t)) when i placed better, (-V(-x, t), W(-x, t)) when worse and
+(Ṽ(x, t), W̃(x, t)) on a tie (Algorithm 3 step 2, the functions of eqs. (41)-(44) in
+:mod:`duckrate.systems.weng_lin.common`), and openskill's default ``γ_iq = σ_i/c_iq``. When the match is
+given as scores and ``|s_i - s_q| > margin > 0``, x is divided by ``log1p(|s_i - s_q|/margin)`` (an
+openskill addition). The tie averaging that follows is a no-op (see :mod:`duckrate.systems.weng_lin.common`).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from duckrate.core.jit import kernel
+from duckrate.systems.weng_lin.common import (
+    S_BETA,
+    S_MARGIN,
+    finish_match,
+    margin_factor,
+    prepare_match,
+    setting_epsilon,
+    sorted_teams,
+    square,
+    v,
+    vt,
+    w,
+    wt,
+)
+
+
+@kernel
+def thurstone_mosteller_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq, c_scale):
+    """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 3 step 2), with
+    ``c_iq = c_scale · sqrt(σ_i² + σ_q² + 2β²)`` (c_scale is 1 for full pairing, 2 in openskill's partial)."""
+    beta_squared = square(settings[S_BETA])
+    epsilon = setting_epsilon(settings)
+    c_iq = c_scale * math.sqrt(team_sigma_sq[i] + team_sigma_sq[q] + 2.0 * beta_squared)
+    delta_mu = (team_mu[i] - team_mu[q]) / c_iq
+    sigma_sq_to_c = team_sigma_sq[i] / c_iq
+    gamma = math.sqrt(team_sigma_sq[i]) / c_iq
+    divisor = margin_factor(score[i], score[q], settings[S_MARGIN]) if has_score else 1.0
+    t = epsilon / c_iq
+    scale = gamma * sigma_sq_to_c / c_iq
+    if rank[q] > rank[i]:
+        x = delta_mu / divisor
+        return sigma_sq_to_c * v(x, t), scale * w(x, t)
+    if rank[q] < rank[i]:
+        x = -delta_mu / divisor
+        return -sigma_sq_to_c * v(x, t), scale * w(x, t)
+    x = delta_mu / divisor
+    return sigma_sq_to_c * vt(x, t), scale * wt(x, t)
+
+
+@kernel
+def thurstone_mosteller_full_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (arrays in sorted order, best first), summed over all other teams."""
+    n = rank.shape[0]
+    omega = np.zeros(n, dtype=np.float64)
+    delta = np.zeros(n, dtype=np.float64)
+    for i in range(n):
+        for q in range(n):
+            if q == i:
+                continue
+            d_omega, d_delta = thurstone_mosteller_pair(
+                settings, i, q, rank, score, has_score, team_mu, team_sigma_sq, 1.0
+            )
+            omega[i] += d_omega
+            delta[i] += d_delta
+    return omega, delta
+
+
+@kernel
+def rate_thurstone_mosteller_full(
+    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
+):
+    """One match under Thurstone-Mosteller full pairing (arguments as
+    :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
+    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
+        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
+    )
+    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
+    omega, delta = thurstone_mosteller_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+    finish_match(
+        settings,
+        mu,
+        sigma,
+        sigma_tau,
+        weights,
+        team_bounds,
+        order,
+        rank,
+        team_sigma_sq,
+        omega,
+        delta,
+        False,
+        True,
+        out_mu,
+        out_sigma,
+    )
