@@ -1,10 +1,10 @@
-"""Deterministic synthetic data for duckrate: head-to-head matches and ranked contests.
+"""Deterministic synthetic data for duckrate: head-to-head matches, ranked contests and team matches.
 
 Everything here is reproducible bit for bit: all randomness comes from one
 ``numpy.random.Generator(numpy.random.PCG64(seed))`` per call, drawn in a fixed
-order (and, for the matches, in fixed-size chunks), and the sequential parts run
-single-threaded in numba. The output therefore depends only on the arguments,
-never on the number of threads or on the machine's core count.
+order (and, for the matches and team matches, in fixed-size chunks), and the
+sequential parts run single-threaded in numba. The output therefore depends only
+on the arguments, never on the number of threads or on the machine's core count.
 
 One module per job:
 
@@ -13,6 +13,10 @@ One module per job:
   estimate.
 * :mod:`.contests` -- :func:`generate_contests`: multi-player contests (many
   players, one ranking each) with competition-ranking ties.
+* :mod:`.teams` -- :func:`generate_team_matches`: team matches (two or more
+  teams of one or more players, fixed or drawn per match) in the ``team_results``
+  shape, one row per player per match, with dense-ranked ties, partial play
+  (``weight``) and optional scores; a million matches of 5v5 take seconds.
 * :mod:`.win_matrices` -- :func:`win_matrix` and :func:`matrix_matches`: the
   known-truth win matrices (Bradley-Terry, SST and WST by row, diagonal or
   entry), drifting win rates and rating-window matchmaking of Tang, Wang & Jin,
@@ -32,6 +36,8 @@ One module per job:
     python -m duckrate.synthetic contests --n-contests 50 --players-per-contest 300 \\
         --pool-size 2000 --out c.csv
     python -m duckrate.synthetic battles --n-models 130 --n-battles 1500000 --out b.parquet
+    python -m duckrate.synthetic teams --n-matches 100000 --pool-size 20000 \\
+        --teams-per-match 2-8 --team-size 1-8 --scores --out t.parquet
 
 * :mod:`.columns` -- what their frames share: player and league names, ``played_at``.
 """
@@ -43,6 +49,7 @@ from duckrate.synthetic.cli import main
 from duckrate.synthetic.contests import generate_contests
 from duckrate.synthetic.demo_seeds import DEMO_BAD_MATCH_ROWS, DEMO_DUPLICATED_GAME_ID, write_demo_seeds
 from duckrate.synthetic.matches import generate_matches
+from duckrate.synthetic.teams import generate_team_matches
 from duckrate.synthetic.win_matrices import matrix_matches, win_matrix
 
 __all__ = [
@@ -53,6 +60,7 @@ __all__ = [
     "generate_battles",
     "generate_contests",
     "generate_matches",
+    "generate_team_matches",
     "main",
     "matrix_matches",
     "win_matrix",
