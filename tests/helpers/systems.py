@@ -7,6 +7,7 @@ from duckrate.core.contests import CONTEST_RESULTS
 from duckrate.core.matches import MATCHES
 from duckrate.core.protocol import Preset, System
 from duckrate.core.registry import SYSTEMS
+from duckrate.core.teams import TEAM_RESULTS
 
 
 def two_player_systems() -> tuple[System, ...]:
@@ -17,6 +18,11 @@ def two_player_systems() -> tuple[System, ...]:
 def contest_systems() -> tuple[System, ...]:
     """Every registered system over ranked contests."""
     return SYSTEMS.of(CONTEST_RESULTS)
+
+
+def team_systems() -> tuple[System, ...]:
+    """Every registered system over team matches."""
+    return SYSTEMS.of(TEAM_RESULTS)
 
 
 def preset_cases(systems, with_priors: bool = True, with_periods: bool = True) -> list[tuple[str, System, Preset]]:

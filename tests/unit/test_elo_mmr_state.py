@@ -20,8 +20,8 @@ from polars.testing import assert_frame_equal
 
 import duckrate
 from duckrate import RebuildRequired
-from duckrate.systems.event_state import STATE_ORDER
 from duckrate.systems.elo_mmr.beliefs import HEADER
+from duckrate.systems.event_state import STATE_ORDER
 from duckrate.systems.saved_state import STATE_COLUMNS
 
 CASES = [

@@ -20,6 +20,7 @@ REGISTRY_LINES = PACKAGE / "systems" / "__init__.py"
 GENERATED = {
     ROOT / "macros" / "_systems.sql",
     ROOT / "macros" / "_contest_systems.sql",
+    ROOT / "macros" / "_team_systems.sql",
     ROOT / "models" / "replays" / "replays.yml",
     PACKAGE / "__init__.py",
 }

@@ -61,7 +61,7 @@ OPTION_SETS = {
     "raw_weights": {"weight_bounds": None},
     "custom": {"beta": 3.0, "kappa": 0.01, "tau": 0.02, "epsilon": 0.3, "window_size": 2},
 }
-RICH = {"tau": 0.05, "limit_sigma": True, "margin": 2.0, "weight_bounds": (0.5, 1.5)}
+RICH = {"tau": 0.05, "limit_sigma": True, "balance": True, "margin": 2.0, "weight_bounds": (0.5, 1.5)}
 
 
 def openskill_model(code, options):
@@ -203,10 +203,11 @@ def replay(code, options, n_matches, seed, *, n_pool=80, weight_share=0.35, chec
 # Golden agreement.
 
 
-@pytest.mark.parametrize("options", list(OPTION_SETS.values()), ids=list(OPTION_SETS))
+@pytest.mark.parametrize("option_set", list(OPTION_SETS))
 @pytest.mark.parametrize("code", list(MODELS), ids=[name for name in MODEL_CODES])
-def test_random_history_matches_openskill(code, options):
-    replay(code, options, 300, seed=1000 + 10 * code + len(options))
+def test_random_history_matches_openskill(code, option_set):
+    """300 matches of 2-8 teams of 1-8 players from a pool of 80: ties, scores, weights (see random_match)."""
+    replay(code, OPTION_SETS[option_set], 300, seed=1000 + 10 * code + list(OPTION_SETS).index(option_set))
 
 
 @pytest.mark.slow
@@ -378,3 +379,35 @@ def test_teams_out_of_rank_order_are_sorted_and_unwound(code):
         *rate_both(code, options, mu, sigma, ranks=[3, 1, 2, 1], weights=[[0.2, 0.9], [1.0], [0.5, 0.4], [1.0]])
     )
     assert_agree(*rate_both(code, options, mu, sigma, scores=[3.0, 10.0, 1.0, 10.0]))
+
+
+def test_predict_rank_probabilities_and_ties():
+    """predict_rank's probabilities are predict_win's for three teams or more (the same formula) and equal
+    them up to rounding for two; equal teams share a rank and the next rank skips, as openskill's."""
+    settings = settings_array()
+    model = PlackettLuce()
+    ranks = []
+    cases = [
+        ([[25.0], [30.0]], [[8.0], [2.0]]),
+        ([[25.0, 20.0], [31.0], [25.0, 20.0]], [[3.0, 4.0], [5.0], [3.0, 4.0]]),
+        ([[25.0], [25.0], [25.0], [25.0]], [[25 / 3]] * 4),
+    ]
+    for teams_mu, teams_sigma in cases:
+        mu = np.array([x for team in teams_mu for x in team])
+        sigma = np.array([x for team in teams_sigma for x in team])
+        bounds = np.zeros(len(teams_mu) + 1, dtype=np.int64)
+        bounds[1:] = np.cumsum([len(team) for team in teams_mu])
+        n = len(teams_mu)
+        p_win = np.empty(n)
+        rank = np.empty(n, dtype=np.int64)
+        predict_match(PLACKETT_LUCE, settings, mu, sigma, bounds, p_win, rank)
+        probability = np.empty(n)
+        predict_rank(settings, mu, sigma, bounds, np.empty(n, dtype=np.int64), probability)
+        if n > 2:
+            assert np.array_equal(probability, p_win)
+        else:
+            np.testing.assert_allclose(probability, p_win, rtol=0, atol=1e-15)
+        theirs = [[model.rating(m, s) for m, s in zip(tm, ts)] for tm, ts in zip(teams_mu, teams_sigma)]
+        assert rank.tolist() == [r for r, _ in model.predict_rank(theirs)]
+        ranks.append(rank.tolist())
+    assert ranks[1:] == [[1, 3, 1], [1, 1, 1, 1]]

@@ -1,6 +1,6 @@
 """The files generated from the registries (:mod:`duckrate.registry`): the reference page, the dbt
-macros that list the systems, the yml of their replay models and the package's exports of the system
-functions. ``python -m duckrate.cli generate`` writes them into a checkout; a test fails
+macros that list the systems, the yml of their replay models, the team systems' replay models and the
+package's exports of the system functions. ``python -m duckrate.cli generate`` writes them into a checkout; a test fails
 when one in the repository differs from what this module gives."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ from pathlib import Path
 
 from duckrate.core.contests import CONTEST_RESULTS
 from duckrate.core.matches import MATCHES
+from duckrate.core.teams import TEAM_RESULTS
 from duckrate.registry import SYSTEMS
 from duckrate.tools.reference import reference_markdown
-from duckrate.tools.replay_models import replays_yml
+from duckrate.tools.replay_models import replays_yml, team_replay_model
 
 _SYSTEMS_MACRO = """{{#- Generated from duckrate's registry by `python -m duckrate.cli generate`: do not edit.
   {what}: var('{var}'), or when it is null (the default) every registered one. -#}}
@@ -62,5 +63,12 @@ def generated_files() -> dict[str, str]:
             "The contest replays that are built and feed the contest marts",
             SYSTEMS.of(CONTEST_RESULTS),
         ),
+        "macros/_team_systems.sql": _systems_macro(
+            "_team_systems",
+            "duckrate_team_systems",
+            "The team replays that are built",
+            SYSTEMS.of(TEAM_RESULTS),
+        ),
         "models/replays/replays.yml": replays_yml(),
+        **{f"models/replays/replay_{system.name}.sql": team_replay_model(system) for system in SYSTEMS.of(TEAM_RESULTS)},
     }

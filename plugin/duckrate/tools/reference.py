@@ -7,6 +7,7 @@ from __future__ import annotations
 from duckrate.core.contests import CONTEST_RESULTS
 from duckrate.core.matches import MATCHES
 from duckrate.core.parameters import Parameter
+from duckrate.core.teams import TEAM_RESULTS
 from duckrate.evaluation.win_probability import (
     WIN_MATRIX_COLUMNS,
     WIN_PROBABILITY_COLUMNS,
@@ -17,6 +18,7 @@ from duckrate.fits.bradley_terry import OUTPUT_SCHEMA as BT_FIT_COLUMNS
 from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA as BT_LR_TEST_COLUMNS
 from duckrate.registry import FITS, MARTS, SYSTEMS, TESTS
 from duckrate.systems.contest import OUTPUT_COLUMNS as CONTEST_COLUMNS
+from duckrate.systems.team import OUTPUT_COLUMNS as TEAM_COLUMNS
 from duckrate.systems.two_player import OUTPUT_COLUMNS as REPLAY_COLUMNS
 from duckrate.systems.two_player import SD_COLUMNS
 
@@ -76,6 +78,28 @@ def reference_markdown() -> str:
             contest_system.parameters,
             _columns(CONTEST_COLUMNS),
             summary=contest_system.summary,
+        )
+    lines += [
+        "## Team systems (over team results)",
+        "",
+        "Over `team_results`, one row per player per match: `match_id`, `played_at`, `team` (unique within the "
+        "match), `player`, and `rank` (1 = best; equal ranks tie) and/or `score` (higher is better), optional "
+        "`weight` (the player's share of the match, in (0, 1]; NULL = 1) and `league`. In dbt, "
+        "`replay_<system>` over `stg_team_results` (vars `duckrate_teams_model` / `_source` / `_table`, "
+        "`duckrate_team_columns`, `duckrate_team_systems`).",
+        "",
+    ]
+    for team_system in SYSTEMS.of(TEAM_RESULTS):
+        name = team_system.name
+        lines += _section(
+            f"`{name}_replay`",
+            f"SELECT * FROM {name}_replay('team_results', ...)",
+            f"duckrate.{name}(results, ...)",
+            team_system.parameters,
+            _columns(TEAM_COLUMNS),
+            f"Also `{name}_replay_and_state`, `{name}_state` and `{name}_resume_check` (the same parameters, "
+            "`state := '<saved state>'` to continue one).",
+            team_system.summary,
         )
     lines += ["## Batch fits", ""]
     for fit in FITS:

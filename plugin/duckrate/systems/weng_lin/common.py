@@ -34,18 +34,26 @@ What is worth knowing about openskill 6.2.0 (each reproduced here, bit for bit w
 * **The margin adjustment does not depend on who won.** Plackett-Luce shifts each team by the mean over
   the other teams with a different score of ``(θ_j - θ_i)(log1p(|s_i - s_j|/margin) - 1)``, the same for
   the better and the worse team; the pairwise models divide the whole ``θ_q - θ_i`` by
-  ``log1p(|s_i - s_q|/margin)``. Both apply only when ``|s_i - s_j| > margin > 0``; scores given with
-  ``margin = 0`` rate exactly as ranks. Ranks come from scores as 0-based competition ranks of
+  ``log1p(|s_i - s_q|/margin)``. Both apply only when ``|s_i - s_j| > margin > 0``, and since
+  log1p(d/margin) < 1 for d < (e - 1)·margin, a win just past the margin *amplifies* the skill gap
+  rather than shrinking it. Scores given with ``margin = 0`` rate exactly as ranks. Ranks come from scores as 0-based competition ranks of
   ``-score`` (equal scores tie).
 * **Weights are rescaled per team to ``weight_bounds``** (default (1, 2)): the team's smallest weight
   maps to the lower bound and its largest to the upper. A one-player team always gets the upper bound;
   a team whose weights are all equal gets the lower bound (its range is taken as 0.0001). A team with
   Ω ≥ 0 has its players' Ω and Δ multiplied by the weight, with Ω < 0 divided by it (Thurstone-Mosteller
-  partial pairing tests Ω > 0 instead). With ``weight_bounds=None`` weights are used raw.
+  partial pairing tests Ω > 0 instead). With ``weight_bounds=None`` weights are used raw (NaN bounds
+  here); the mypyc-compiled openskill 6.2.0 wheel rejects ``weight_bounds=None`` in the constructor
+  (TypeError: its annotation says tuple), so it takes ``model.weight_bounds = None`` after construction.
 * **``balance``** weights every player by ``1 + (o_max - o)/(o_max + κ)`` with o = μ - 3σ the ordinal and
   o_max the team's best (σ after τ when rating). It changes the team sums only, and becomes enormous or
   negative when o_max is near -κ, which it is for fresh players (μ = 3σ); predictions apply it too.
 * ``limit_sigma`` caps each new σ at the σ before the match (before τ).
+* Ranks are only compared, so any ranks with the same order rate the same, except that Plackett-Luce
+  truncates them with ``int()`` (fractional ranks 1.2 and 1.7 tie there, not in the pairwise models);
+  this interface takes integer ranks, where the models agree.
+* The default γ of all five models is σ_i/c (c of Algorithm 4 for Plackett-Luce, c_iq for the pairwise
+  models, that c_iq being doubled in Thurstone-Mosteller partial pairing).
 * openskill squares with ``**``, which mypyc (openskill's wheels are compiled) and CPython evaluate with
   the C library's ``pow``, not always the correctly rounded product. :func:`square` calls the same
   ``pow``: a last-bit difference in a team's σ² can move Φ's ``1 + erf`` across a rounding step in the
@@ -58,7 +66,7 @@ import math
 from statistics import NormalDist
 
 import numpy as np
-from llvmlite import ir
+from llvmlite import ir  # type: ignore[import-untyped]
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
