@@ -2,7 +2,8 @@
 
 Python: ``duckrate.elo(matches_df, k=32)`` etc. return Polars DataFrames; ``duckrate.leaderboard``,
 ``calibration_bins``, ``calibration_summary``, ``loss_curve`` and ``loss_by_gap`` turn any replay into the marts; ``win_probability``
-and ``win_matrix`` forecast games between rated players.
+and ``win_matrix`` forecast games between rated players; ``team_leaderboard``, ``predict_win``, ``predict_draw``,
+``predict_rank``, ``match_quality`` and ``balance_teams`` do the same for team matches.
 SQL: ``duckrate.register(con)`` then ``SELECT * FROM elo_replay('matches', k := 32)``.
 """
 
@@ -10,6 +11,7 @@ from duckrate import evaluation
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.registry import SYSTEMS
 from duckrate.evaluation.contest_marts import contest_metrics
+from duckrate.evaluation.team_predictions import balance_teams, match_quality, predict_draw, predict_rank, predict_win
 from duckrate.evaluation.win_probability import win_matrix, win_probability
 from duckrate.fits import bt_fit, bt_lr_test
 from duckrate.sql.mart_functions import (
@@ -19,6 +21,7 @@ from duckrate.sql.mart_functions import (
     leaderboard,
     loss_by_gap,
     loss_curve,
+    team_leaderboard,
 )
 from duckrate.sql.registry import register
 from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS
@@ -56,6 +59,7 @@ __all__ = [
     "SYSTEMS",
     "DuckrateInputError",
     "RebuildRequired",
+    "balance_teams",
     "bt_fit",
     "bt_lr_test",
     "calibration_bins",
@@ -66,9 +70,14 @@ __all__ = [
     "leaderboard",
     "loss_by_gap",
     "loss_curve",
+    "match_quality",
+    "predict_draw",
+    "predict_rank",
+    "predict_win",
     "register",
     "replay_state",
     "replay_with_state",
+    "team_leaderboard",
     "tune",
     "win_matrix",
     "win_probability",

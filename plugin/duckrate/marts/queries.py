@@ -20,6 +20,8 @@ from duckrate.evaluation.replay_rows import PROBABILITY_CLIP, Z_95
 from duckrate.marts.dialect import Dialect
 from duckrate.marts.parameters import DEFAULT_BIN_WIDTH, EXACT, system_bin_widths
 
+#: A team leaderboard's ordinal is the rating less this many sds (openskill's ``ordinal()``: mu - 3 sigma).
+ORDINAL_SDS = 3.0
 _SAME_GROUP = "{a}.league IS NOT DISTINCT FROM {b}.league AND {a}.system IS NOT DISTINCT FROM {b}.system"
 
 
@@ -64,13 +66,14 @@ def exact_mean(value: str, rows: str = "count(*)") -> str:
     return f"CAST({exact_sum(value)} AS DOUBLE) / CAST(nullif({rows}, 0) AS DOUBLE)"
 
 
-def _ranked(d: Dialect, count: str) -> str:
-    """Both leaderboards after their ``players`` CTE (``last``: the struct of the latest row): rank 1 =
-    highest rating per (league, system), NULL last, ties by player name; rating ∓ z·sd."""
+def _ranked(d: Dialect, count: str, extra: str = "") -> str:
+    """The leaderboards after their ``players`` CTE (``last``: the struct of the latest row): rank 1 =
+    highest rating per (league, system), NULL last, ties by player name; rating ∓ z·sd; ``extra`` columns
+    after the sd."""
     z = d.double(Z_95)
     return f"""SELECT p.league, p.system, p.player,
        CAST(row_number() OVER (PARTITION BY p.league, p.system ORDER BY p.last.rating DESC NULLS LAST, p.player ASC NULLS LAST) AS BIGINT) AS rank,
-       p.last.rating AS rating, p.last.sd AS sd,
+       p.last.rating AS rating, p.last.sd AS sd,{extra}
        p.last.rating - {z} * p.last.sd AS lower, p.last.rating + {z} * p.last.sd AS upper,
        p.{count}, p.last.played_at AS last_played_at
 FROM players AS p"""
@@ -99,6 +102,18 @@ def contest_leaderboard(d: Dialect) -> Query:
 FROM r
 GROUP BY r.league, r.system, r.player"""
     return Query((("players", players),), _ranked(d, "contests"))
+
+
+def team_leaderboard(d: Dialect) -> Query:
+    """Each player's ``rating_after``/``sd_after`` of their team match with the largest ``seq``, ranked per
+    (league, system) as :func:`leaderboard`; ``ordinal`` = rating - 3·sd (openskill's display rating, a
+    conservative estimate); ``matches`` = matches played."""
+    last = d.struct(rating="r.rating_after", sd="r.sd_after", played_at="r.played_at")
+    players = f"""SELECT r.league, r.system, r.player, count(*) AS matches, max_by({last}, r.seq) AS last
+FROM r
+GROUP BY r.league, r.system, r.player"""
+    ordinal = f" p.last.rating - {d.double(ORDINAL_SDS)} * p.last.sd AS ordinal,"
+    return Query((("players", players),), _ranked(d, "matches", ordinal))
 
 
 def calibration_bins(d: Dialect) -> Query:

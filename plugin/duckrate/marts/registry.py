@@ -207,7 +207,24 @@ CONTEST_MARTS = (
     ),
 )
 
-MARTS = MATCH_MARTS + CONTEST_MARTS
+TEAM_MARTS = (
+    _mart(
+        "team_leaderboard",
+        (
+            Input("seq", "seq"),
+            Input("player", "text"),
+            Input("rating_after", "number"),
+            Input("sd_after", "number"),
+            Input("played_at", "any"),
+        ),
+        parameters=(),
+        returns=(*_leaderboard_returns("matches")[:6], ("ordinal", "DOUBLE"), *_leaderboard_returns("matches")[6:]),
+        interval_ranks=True,
+        contest=True,
+    ),
+)
+
+MARTS = MATCH_MARTS + CONTEST_MARTS + TEAM_MARTS
 
 
 def mart_named(name: str) -> Mart:

@@ -12,7 +12,7 @@ bit for bit; ``bt_fit`` sums games into per-pair statistics in Spark and solves 
 - :func:`bt_fit`: Bradley-Terry fits of every league;
 - :func:`bt_lr_test`: the likelihood-ratio tests of Bradley-Terry (Tang, Wang & Jin) of every league;
 - :func:`leaderboard`, :func:`calibration_bins`, :func:`calibration_summary`, :func:`loss_curve`,
-  :func:`loss_by_gap`, :func:`contest_leaderboard` and :func:`contest_metrics`: the marts over a Spark
+  :func:`loss_by_gap`, :func:`contest_leaderboard`, :func:`contest_metrics` and :func:`team_leaderboard`: the marts over a Spark
   DataFrame of replay rows, equal to the DuckDB macros (:mod:`.marts`).
 
 See docs/spark.md.
@@ -35,6 +35,7 @@ from duckrate.spark.marts import (
     leaderboard,
     loss_by_gap,
     loss_curve,
+    team_leaderboard,
 )
 from duckrate.spark.replay import replay, replay_state, replay_with_state
 
@@ -51,4 +52,5 @@ __all__ = [
     "replay",
     "replay_state",
     "replay_with_state",
+    "team_leaderboard",
 ]

@@ -183,3 +183,15 @@ def contest_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
     sorted by league (null first), system, rank.
     """
     return run_mart("contest_leaderboard", replay)
+
+
+def team_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
+    """Every player's rating after their last team match, ranked per ``(league, system)`` (the
+    ``team_leaderboard`` macro).
+
+    ``replay``: a team replay with ``league``, ``seq``, ``played_at``, ``player``, ``rating_after``,
+    ``sd_after`` and optionally ``system``. Returns ``league, system, player, rank, rating, sd, ordinal, lower,
+    upper, matches, last_played_at, rank_upper, rank_lower, tier``: rating/sd of the player's match with the
+    largest ``seq``, ordinal = rating - 3·sd (openskill's display rating), rating ∓ 1.96·sd, matches played,
+    rank 1 = highest rating (ties by player name), and the interval ranks and tier."""
+    return run_mart("team_leaderboard", replay)

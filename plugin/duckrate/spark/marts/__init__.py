@@ -43,6 +43,12 @@ def contest_leaderboard(rows: DataFrame, system: str | None = None, **params) ->
     return run_mart("contest_leaderboard", rows, system, **params)
 
 
+def team_leaderboard(rows: DataFrame, system: str | None = None, **params) -> DataFrame:
+    """The ``team_leaderboard`` macro over team replay rows: as :func:`contest_leaderboard`, with ``ordinal``
+    (rating - 3·sd) beside rating and sd; ``matches`` = matches played."""
+    return run_mart("team_leaderboard", rows, system, **params)
+
+
 def calibration_bins(rows: DataFrame, system: str | None = None, **params) -> DataFrame:
     """The ``calibration_bins`` macro (``bins``)."""
     return run_mart("calibration_bins", rows, system, **params)
