@@ -184,7 +184,9 @@ def main(argv: list[str] | None = None) -> int:
         "generate", help="write the files generated from the registries (docs/reference.md, the dbt system lists)"
     )
     generate.add_argument("--root", type=Path, default=Path(__file__).resolve().parents[2])
-    synth = commands.add_parser("synth", help="generate synthetic matches, contests, team matches or battles (see duckrate.synthetic)")
+    synth = commands.add_parser(
+        "synth", help="generate synthetic matches, contests, team matches or battles (see duckrate.synthetic)"
+    )
     synth.add_argument("rest", nargs=argparse.REMAINDER)
     args = parser.parse_args(argv)
     if args.command == "demo":

@@ -268,10 +268,10 @@ def _splits(players: list[str], sizes: list[int]):
             for tail in _splits(left, rest):
                 yield [team, *tail]
     else:
-        for team in itertools.combinations(players, size):
-            left = [p for p in players if p not in team]
+        for chosen in itertools.combinations(players, size):
+            left = [p for p in players if p not in chosen]
             for tail in _splits(left, rest):
-                yield [list(team), *tail]
+                yield [list(chosen), *tail]
 
 
 def _heuristic_split(entry, params, players, sizes, rated) -> list[list[str]]:

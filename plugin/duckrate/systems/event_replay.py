@@ -66,7 +66,7 @@ class EventSystem(System):
         table after these events (:mod:`.event_state`). Raises :class:`RebuildRequired` when ``state``
         cannot be continued with these events."""
         params = self.resolve(params)
-        prepared = type(self).prepare(columns, table or self.input.name)
+        prepared: Any = type(self).prepare(columns, table or self.input.name)  # the family's PlayerRows
         old = state_frame(state) if state is not None else None
         if old is not None and old.height:
             start = continue_events(self, columns, prepared, params, old)

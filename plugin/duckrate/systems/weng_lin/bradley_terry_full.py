@@ -2,12 +2,12 @@
 ``BradleyTerryFull`` computes it.
 
 Every pair of teams (i, q) of a match is a Bradley-Terry comparison with ``c_iq² = σ_i² + σ_q² + 2β²`` and
-``p_iq = 1/(1 + exp((θ_q - θ_i)/c_iq))`` (the paper's p̂_iq, eq. (48)); the outcome s = 1 when i placed
+``p_iq = 1/(1 + exp((θ_q - θ_i)/c_iq))`` (the paper's p̂_iq); the outcome s = 1 when i placed
 better, 1/2 on a tie, 0 when worse. Each team moves by
 
     Ω_i = Σ_{q ≠ i} σ_i²/c_iq · (s - p_iq),     Δ_i = Σ_{q ≠ i} γ_iq σ_i²/c_iq² · p_iq (1 - p_iq)
 
-(Algorithm 1 step 2), with openskill's default ``γ_iq = σ_i/c_iq`` (Section 3.5). When the match is given as
+(Algorithm 1), with openskill's default ``γ_iq = σ_i/c_iq`` (the paper's suggested γ). When the match is given as
 scores and ``|s_i - s_q| > margin > 0``, ``θ_q - θ_i`` is divided by ``log1p(|s_i - s_q|/margin)`` inside
 p_iq (an openskill addition, symmetric in who won). The tie averaging that follows is a no-op (see
 :mod:`duckrate.systems.weng_lin.common`).
@@ -33,7 +33,7 @@ from duckrate.systems.weng_lin.common import (
 
 @kernel
 def bradley_terry_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq):
-    """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 1 step 2)."""
+    """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 1)."""
     beta_squared = square(settings[S_BETA])
     divisor = margin_factor(score[i], score[q], settings[S_MARGIN]) if has_score else 1.0
     c_iq = math.sqrt(team_sigma_sq[i] + team_sigma_sq[q] + 2.0 * beta_squared)

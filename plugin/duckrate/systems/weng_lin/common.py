@@ -2,18 +2,18 @@
 
 Weng & Lin, "A Bayesian Approximation Method for Online Ranking", JMLR 12 (2011) 267-300. Every model
 keeps a Gaussian belief N(μ, σ²) per player; a team's strength is the sum of its players'
-(θ_i = Σ μ, σ_i² = Σ σ², Section 3.4). One match moves every team i by Ω_i and Δ_i (Algorithms 1-4, the
-model decides how they are formed) and each player j of team i by
+(θ_i = Σ μ, σ_i² = Σ σ²). One match moves every team i by Ω_i and Δ_i (Algorithms 1-4: the model decides
+how they are formed) and each player j of team i by
 
     μ_j ← μ_j + σ_j²/σ_i² · Ω_i,      σ_j² ← σ_j² · max(1 - σ_j²/σ_i² · Δ_i, κ)
 
-(Algorithm 1 step 3; the floor κ keeps the variance positive, Section 3.6). This module holds what the
+(the last step of each algorithm; the floor κ keeps the variance positive). This module holds what the
 five models share, computed as ``openskill`` computes it (its ``models/common.py`` and
 ``models/weng_lin/common.py`` and the ``rate`` method, identical in the five models):
 
 * the normal pdf φ, cdf Φ and quantile Φ⁻¹ as Python's ``statistics.NormalDist`` evaluates them (φ and
   Φ from ``math.exp``/``math.erf``, Φ⁻¹ by Wichura's AS241), and the functions V, W, Ṽ, W̃ of the
-  paper's equations (41)-(44) used by the Thurstone-Mosteller models;
+  paper's Thurstone-Mosteller updates (Algorithm 3);
 * the preparation of one match: the dynamics τ (σ² ← σ² + τ²) first, scores turned into ranks, the
   per-team weight normalisation, the stable sort of the teams by rank, the team ratings with the
   optional ``balance`` weights, and the margin-of-victory adjustments;
@@ -36,8 +36,8 @@ What is worth knowing about openskill 6.2.0 (each reproduced here, bit for bit w
   the better and the worse team; the pairwise models divide the whole ``θ_q - θ_i`` by
   ``log1p(|s_i - s_q|/margin)``. Both apply only when ``|s_i - s_j| > margin > 0``, and since
   log1p(d/margin) < 1 for d < (e - 1)·margin, a win just past the margin *amplifies* the skill gap
-  rather than shrinking it. Scores given with ``margin = 0`` rate exactly as ranks. Ranks come from scores as 0-based competition ranks of
-  ``-score`` (equal scores tie).
+  rather than shrinking it. Scores given with ``margin = 0`` rate exactly as ranks. Ranks come from
+  scores as 0-based competition ranks of ``-score`` (equal scores tie).
 * **Weights are rescaled per team to ``weight_bounds``** (default (1, 2)): the team's smallest weight
   maps to the lower bound and its largest to the upper. A one-player team always gets the upper bound;
   a team whose weights are all equal gets the lower bound (its range is taken as 0.0001). A team with
@@ -66,7 +66,7 @@ import math
 from statistics import NormalDist
 
 import numpy as np
-from llvmlite import ir  # type: ignore[import-untyped]
+from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
@@ -327,12 +327,12 @@ def phi_major_inverse(p):
 
 
 # --------------------------------------------------------------------------------------------------
-# The Thurstone-Mosteller corrections, Weng & Lin equations (41)-(44) with openskill's guards.
+# The Thurstone-Mosteller corrections of Weng & Lin's Algorithm 3, with openskill's guards.
 
 
 @kernel
 def v(x, t):
-    """V(x, t) = φ(x - t)/Φ(x - t) (a win by margin t), eq. (41); -(x - t) when Φ(x - t) < machine ε."""
+    """V(x, t) = φ(x - t)/Φ(x - t) (a win by margin t); -(x - t) when Φ(x - t) < machine ε."""
     xt = x - t
     denominator = phi_major(xt)
     if denominator < _EPSILON:
@@ -342,7 +342,7 @@ def v(x, t):
 
 @kernel
 def w(x, t):
-    """W(x, t) = V(x, t)(V(x, t) + x - t), eq. (42); when Φ(x - t) < machine ε openskill returns 1 if
+    """W(x, t) = V(x, t)(V(x, t) + x - t); when Φ(x - t) < machine ε openskill returns 1 if
     x < 0 (note: x, not x - t) else 0."""
     xt = x - t
     denominator = phi_major(xt)
@@ -353,7 +353,7 @@ def w(x, t):
 
 @kernel
 def vt(x, t):
-    """Ṽ(x, t) for a draw within ±t, eq. (43): (φ(-t-|x|) - φ(t-|x|))/(Φ(t-|x|) - Φ(-t-|x|)) signed as x;
+    """Ṽ(x, t) for a draw within ±t: (φ(-t-|x|) - φ(t-|x|))/(Φ(t-|x|) - Φ(-t-|x|)) signed as x;
     when the interval mass is below 1e-5 openskill returns -x - t (x < 0) or -x + t."""
     xx = abs(x)
     b = phi_major(t - xx) - phi_major(-t - xx)
@@ -367,7 +367,8 @@ def vt(x, t):
 
 @kernel
 def wt(x, t):
-    """W̃(x, t), eq. (44): ((t-|x|)φ(t-|x|) + (t+|x|)φ(-t-|x|))/b + Ṽ(x, t)², 1 when b < machine ε."""
+    """W̃(x, t), the draw's variance factor: ((t-|x|)φ(t-|x|) + (t+|x|)φ(-t-|x|))/b + Ṽ(x, t)², with b the
+    interval mass as in :func:`vt`; 1 when b < machine ε."""
     xx = abs(x)
     b = phi_major(t - xx) - phi_major(-t - xx)
     if b < _EPSILON:
@@ -537,7 +538,7 @@ def prepare_match(settings, mu, sigma, team_bounds, team_rank, team_score, has_s
 def update_players(
     settings, mu, sigma_tau, weights, team_bounds, order, team_sigma_sq, omega, delta, strict, out_mu, out_sigma
 ):
-    """The player update of Algorithm 1 step 3 for the team at each sorted position k:
+    """The player update of Algorithms 1-4 for the team at each sorted position k:
     μ += σ²/σ_i² · Ω_k · w and σ *= √max(1 - σ²/σ_i² · Δ_k · w, κ) when Ω_k >= 0 (Ω_k > 0 if ``strict``),
     with w replaced by 1/w otherwise; σ is the σ after τ and w the (normalised) weight."""
     kappa = settings[S_KAPPA]

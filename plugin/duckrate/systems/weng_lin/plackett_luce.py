@@ -1,14 +1,14 @@
 """Plackett-Luce: Weng & Lin (2011), Algorithm 4, as ``openskill`` 6.2.0's ``PlackettLuce`` computes it.
 
 The k teams of a match, sorted by rank r (best first), are a Plackett-Luce ranking with strengths
-``exp(θ_i/c)``, ``c² = Σ_i (σ_i² + β²)`` (Algorithm 4 step 1). With ``C_q = {i : r(i) >= r(q)}`` the teams
+``exp(θ_i/c)``, ``c² = Σ_i (σ_i² + β²)`` (Algorithm 4). With ``C_q = {i : r(i) >= r(q)}`` the teams
 placed at or below q and ``A_q = |{s : r(s) = r(q)}|`` the size of q's tie,
 
     Ω_i = σ_i²/c · Σ_{q : r(q) <= r(i)} ([q = i] - e_i/S_q) / A_q,
     Δ_i = γ_i σ_i²/c² · Σ_{q : r(q) <= r(i)} (e_i/S_q)(1 - e_i/S_q) / A_q,
 
-with ``e_i = exp(θ_i/c)``, ``S_q = Σ_{s ∈ C_q} e_s`` (Algorithm 4 steps 2-3, the tie-aware form with A_q)
-and openskill's default ``γ_i = σ_i/c`` (the paper's suggestion, Section 3.5). Differences from the paper,
+with ``e_i = exp(θ_i/c)``, ``S_q = Σ_{s ∈ C_q} e_s`` (Algorithm 4, the tie-aware form with A_q)
+and openskill's default ``γ_i = σ_i/c`` (the paper's suggested γ). Differences from the paper,
 kept for agreement: when the match is given as scores and ``margin > 0``, θ_i in ``e_i`` is shifted by the
 mean over the teams with a different score of ``(θ_j - θ_i)(log1p(|s_i - s_j|/margin) - 1)`` (zero when
 ``|s_i - s_j| <= margin``, and the same whether i scored more or less); and the tie averaging that follows

@@ -6,7 +6,7 @@ differ only in their update), so one set of kernels serves every model code. The
 are, without the dynamics τ, and the team ratings θ_i = Σ μ, σ_i² = Σ σ² with the ``balance`` weights
 when that setting is on (:func:`duckrate.systems.weng_lin.common.team_ratings`). With
 ``c_ij = sqrt(2β² + σ_i² + σ_j²)`` and ``P_ij = Φ((θ_i - θ_j)/c_ij)``, the pairwise probability that i
-beats j under Gaussian performances (the Thurstone-Mosteller pair of Weng & Lin (2011), Section 3.1):
+beats j under Gaussian performances (a Thurstone-Mosteller pair, as in Weng & Lin (2011)):
 
 * ``predict_win``: for two teams ``[P_01, 1 - P_01]``; for more, the mean over j of P_ij, normalised to
   sum to 1 (openskill's generalisation of Ibstedt et al. to n teams);

@@ -8,10 +8,16 @@ Every pair of teams (i, q) is a Thurstone-Mosteller comparison (Gaussian perform
     Ω_i = Σ_{q ≠ i} σ_i²/c_iq · V,          Δ_i = Σ_{q ≠ i} γ_iq σ_i²/c_iq² · W,
 
 with (V, W) = (V(x, t), W(x, t)) when i placed better, (-V(-x, t), W(-x, t)) when worse and
-(Ṽ(x, t), W̃(x, t)) on a tie (Algorithm 3 step 2, the functions of eqs. (41)-(44) in
+(Ṽ(x, t), W̃(x, t)) on a tie (Algorithm 3; the functions are in
 :mod:`duckrate.systems.weng_lin.common`), and openskill's default ``γ_iq = σ_i/c_iq``. When the match is
 given as scores and ``|s_i - s_q| > margin > 0``, x is divided by ``log1p(|s_i - s_q|/margin)`` (an
 openskill addition). The tie averaging that follows is a no-op (see :mod:`duckrate.systems.weng_lin.common`).
+
+This model is numerically fragile in openskill: V and W divide by Φ(x - t), which Python up to 3.13
+evaluates as ``0.5 (1 + erf)`` and so to only a few digits in the lower tail (lopsided matches: big
+team-size or rating gaps). A last-bit difference anywhere upstream (``x*x`` for openskill's ``x**2``
+was enough) drifts a replay by more than 1e-9 within a few hundred matches; hence the bit-for-bit
+care in :mod:`duckrate.systems.weng_lin.common` (its ``square`` and ``phi_major``).
 """
 
 from __future__ import annotations
@@ -39,7 +45,7 @@ from duckrate.systems.weng_lin.common import (
 
 @kernel
 def thurstone_mosteller_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq, c_scale):
-    """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 3 step 2), with
+    """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 3), with
     ``c_iq = c_scale · sqrt(σ_i² + σ_q² + 2β²)`` (c_scale is 1 for full pairing, 2 in openskill's partial)."""
     beta_squared = square(settings[S_BETA])
     epsilon = setting_epsilon(settings)
