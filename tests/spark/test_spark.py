@@ -16,10 +16,11 @@ import polars as pl
 import pytest
 from helpers.spark_frames import from_spark, match_id_repeated_across_leagues, to_spark, with_values
 from helpers.state_cases import history
+from helpers.systems import team_systems
 from polars.testing import assert_frame_equal
 
 import duckrate
-from duckrate.synthetic import generate_contests, generate_matches
+from duckrate.synthetic import generate_contests, generate_matches, generate_team_matches
 
 pytest.importorskip("pyspark", reason="duckrate.spark needs PySpark: pip install 'duckrate[spark]'")
 import duckrate.spark
@@ -162,6 +163,22 @@ def test_contest_replay_equals_the_duckdb_path(spark, con, chunk_size):
     expected_rows = con.sql("SELECT * FROM elo_mmr_replay('results')").pl()
     assert_frame_equal(from_spark(rows).sort(order), expected_rows.sort(order), check_exact=True)
     expected_state = con.sql("SELECT * FROM elo_mmr_state('results')").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
+
+
+@pytest.mark.parametrize("system", [system.name for system in team_systems()])
+def test_team_replay_equals_the_duckdb_path(spark, con, system):
+    """Every team system over team results (2-4 teams of 1-3 players, partial play, two leagues), in slices
+    of 120 rows that never split a match: rows and state as the macros'."""
+    results = generate_team_matches(
+        40, 40, seed=9, n_leagues=2, teams_per_match=(2, 4), team_size=(1, 3), partial_play_rate=0.2
+    )
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, results), system, chunk_size=120)
+    table(con, "team_results", results)
+    order = ["league", "seq", "rank", "team", "player"]
+    expected_rows = con.sql(f"SELECT * FROM {system}_replay('team_results')").pl()
+    assert_frame_equal(from_spark(rows).sort(order), expected_rows.sort(order), check_exact=True)
+    expected_state = con.sql(f"SELECT * FROM {system}_state('team_results')").pl()
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
 
 

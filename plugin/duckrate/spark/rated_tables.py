@@ -1,10 +1,11 @@
-"""The two kinds of table a Spark replay rates, and the columns and types of its rows.
+"""The kinds of table a Spark replay rates, and the columns and types of its rows.
 
-``matches`` (two-player systems) and ``contest_results`` (contest systems): the canonical input columns a
+``matches`` (two-player systems), ``contest_results`` (contest systems) and ``team_results`` (team systems):
+the canonical input columns a
 task receives, and the replay's output columns typed as the DuckDB macros type them (``league`` text; the
 columns passed through keep their input types; counts are longs, the rest doubles). A ``match_id`` is a
 key across all leagues and is checked so; a contest is one ``(league, contest_id)``, so every check of a
-contest table runs within its league's task.
+contest table runs within its league's task, as does every check of a team match, one ``(league, match_id)``.
 """
 
 from __future__ import annotations
@@ -15,11 +16,12 @@ from dataclasses import dataclass
 from pyspark.sql import DataFrame
 from pyspark.sql import types as T
 
-from duckrate.core import contests, matches
+from duckrate.core import contests, matches, teams
 from duckrate.core.protocol import InputShape
 from duckrate.spark.canonical import MATCH_COLUMNS
 from duckrate.spark.unique_keys import check_unique_match_ids
 from duckrate.systems import contest as contest_rows
+from duckrate.systems import team as team_rows
 from duckrate.systems.two_player import OUTPUT_COLUMNS as MATCH_OUTPUT_COLUMNS
 
 
@@ -61,9 +63,22 @@ CONTESTS = RatedTable(
     key="contest_id",
 )
 
+TEAMS = RatedTable(
+    columns=(*teams.REQUIRED_COLUMNS, *teams.OPTIONAL_COLUMNS),
+    outputs=team_rows.OUTPUT_COLUMNS,
+    passthrough=("match_id", "played_at", "team", "player"),
+    text=("league",),
+    counts=team_rows.INTEGER_COLUMNS,
+    key="match_id",
+)
+
 
 #: The Spark tables of each input shape.
-RATED_TABLES: dict[InputShape, RatedTable] = {matches.MATCHES: MATCHES, contests.CONTEST_RESULTS: CONTESTS}
+RATED_TABLES: dict[InputShape, RatedTable] = {
+    matches.MATCHES: MATCHES,
+    contests.CONTEST_RESULTS: CONTESTS,
+    teams.TEAM_RESULTS: TEAMS,
+}
 
 
 def rated_table(shape: InputShape) -> RatedTable:
