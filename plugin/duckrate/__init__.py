@@ -22,6 +22,7 @@ from duckrate.sql.mart_functions import (
     loss_by_gap,
     loss_curve,
     team_leaderboard,
+    team_match_forecasts,
 )
 from duckrate.sql.registry import register
 from duckrate.systems.chunks import DEFAULT_CHUNK_ROWS
@@ -78,6 +79,7 @@ __all__ = [
     "replay_state",
     "replay_with_state",
     "team_leaderboard",
+    "team_match_forecasts",
     "tune",
     "win_matrix",
     "win_probability",

@@ -19,10 +19,10 @@ import struct
 
 import polars as pl
 import pytest
-from helpers.systems import contest_systems, preset_cases, sql_arguments, two_player_systems
+from helpers.systems import contest_systems, preset_cases, sql_arguments, team_systems, two_player_systems
 
 import duckrate
-from duckrate.synthetic import generate_contests, generate_matches
+from duckrate.synthetic import generate_contests, generate_matches, generate_team_matches
 
 N_MATCHES = 10_240  # 5 row groups of 2048 rows
 
@@ -36,9 +36,14 @@ CONTEST_REPLAYS = {
     name: f"{system.name}_replay('{{c}}'{sql_arguments(preset.params)})"
     for name, system, preset in preset_cases(contest_systems(), with_priors=False, with_periods=False)
 }
+TEAM_REPLAYS = {
+    name: f"{system.name}_replay('{{tm}}'{sql_arguments(preset.params)})"
+    for name, system, preset in preset_cases(team_systems(), with_priors=False, with_periods=False)
+}
 MACROS = {
     **{f"replay_{name}": f"SELECT * FROM {call}" for name, call in REPLAYS.items()},
     **{f"replay_{name}": f"SELECT * FROM {call}" for name, call in CONTEST_REPLAYS.items()},
+    **{f"replay_{name}": f"SELECT * FROM {call}" for name, call in TEAM_REPLAYS.items()},
     "bt_fit_hessian": "SELECT * FROM bt_fit('{t}')",
     "bt_fit_map_home": "SELECT * FROM bt_fit('{t}', prior_sd := 200, home_advantage := true)",
     "bt_fit_bootstrap": "SELECT * FROM bt_fit('{t}', prior_sd := 200, uncertainty := 'bootstrap', resamples := 20, seed := 4)",
@@ -52,6 +57,8 @@ MACROS = {
     "contest_metrics": "SELECT * FROM contest_metrics('{cr}', min_history := 2)",
     "contest_metrics_top": "SELECT * FROM contest_metrics('{cr}', min_history := 0, top := 10)",
     "contest_metrics_all_contests": "SELECT * FROM contest_metrics('{cr}', definition := 'all_contests', min_contests := 2)",
+    "team_leaderboard": "SELECT * FROM team_leaderboard('{tr}')",
+    "team_match_forecasts": "SELECT * FROM team_match_forecasts('{tr}')",
 }
 # the marts read replays: each system's first preset (with and without sd) unioned into one replays table
 MART_REPLAYS = tuple(name for name in REPLAYS if name.endswith("-0"))
@@ -101,7 +108,13 @@ def db(tmp_path_factory):
     con.execute("USE d")
     matches = _matches()
     contests = generate_contests(60, 40, 300, seed=5, n_leagues=2, tie_rate=0.05)
+    # several waves of more than 64 matches each: the team replays run them on several threads
+    teams = generate_team_matches(
+        1_500, 400, seed=6, n_leagues=2, teams_per_match=(2, 4), team_size=(1, 4), partial_play_rate=0.2, scores=True
+    )
     for name, frame in (
+        ("team_results", teams),
+        ("team_results_shuffled", _shuffled(teams, 5)),
         ("matches", matches),
         ("matches_shuffled", _shuffled(matches, 1)),
         ("contests", contests),
@@ -126,7 +139,16 @@ def db(tmp_path_factory):
             if name.endswith("-0")
         )
     ).pl()
+    team_replays = con.sql(
+        " UNION ALL BY NAME ".join(
+            f"(SELECT '{name.split('-')[0]}' AS system, * FROM {TEAM_REPLAYS[name].format(tm='team_results')})"
+            for name in TEAM_REPLAYS
+            if name.endswith("-0")
+        )
+    ).pl()
     for name, frame in (
+        ("team_replays", team_replays),
+        ("team_replays_shuffled", _shuffled(team_replays, 6)),
         ("replays", replays),
         ("replays_shuffled", _shuffled(replays, 3)),
         ("contest_replays", contest_replays),
@@ -149,6 +171,8 @@ def _run(con, name: str, threads: int, shuffled: bool) -> list[bytes]:
         "c": f"contests{suffix}",
         "r": f"replays{suffix}",
         "cr": f"contest_replays{suffix}",
+        "tm": f"team_results{suffix}",
+        "tr": f"team_replays{suffix}",
     }
     con.execute(f"SET threads = {threads}")
     return _rows(con, MACROS[name].format(**tables))
@@ -173,4 +197,7 @@ def test_outputs_cover_every_input_row(db):
     contest_rows = db.sql("SELECT count(*) FROM contests").fetchall()[0][0]
     for name in CONTEST_REPLAYS:
         assert len(_run(db, f"replay_{name}", 4, True)) == contest_rows, name
+    team_rows = db.sql("SELECT count(*) FROM team_results").fetchall()[0][0]
+    for name in TEAM_REPLAYS:
+        assert len(_run(db, f"replay_{name}", 4, True)) == team_rows, name
     assert not math.isnan(float(db.sql("SELECT sum(rating) FROM bt_fit('matches')").fetchall()[0][0]))

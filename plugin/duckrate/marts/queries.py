@@ -116,6 +116,33 @@ GROUP BY r.league, r.system, r.player"""
     return Query((("players", players),), _ranked(d, "matches", ordinal))
 
 
+def team_match_forecasts(d: Dialect) -> Query:
+    """The two-team matches of a team replay as two-player replay rows, so the calibration marts score them:
+    per match, team A (the team whose key sorts first as text) against team B: ``player_a``/``player_b`` their
+    keys, ``score_a`` 1 when A placed better, 0 when worse, ½ on a tie, ``expected_a`` = A's win probability
+    plus half the probability that neither wins (``p_team_win`` of A + ½ (1 - both)), the teams' summed ratings
+    (exact sums) and the root of their summed variances before the match. Matches of three or more teams are
+    left out (``team_metrics`` scores those)."""
+    rating = f"CAST({exact_sum('r.rating_before')} AS DOUBLE)"
+    variance = f"CAST({exact_sum('r.sd_before * r.sd_before')} AS DOUBLE)"
+    teams = f"""SELECT r.league, r.system, r.seq, r.team, min(r.match_id) AS match_id, min(r.played_at) AS played_at,
+       min(r.rank) AS place, min(r.p_team_win) AS p_win, {rating} AS rating, sqrt({variance}) AS sd
+FROM r
+GROUP BY r.league, r.system, r.seq, r.team"""
+    sides = """SELECT t.*, count(*) OVER (PARTITION BY t.league, t.system, t.seq) AS n_teams,
+       row_number() OVER (PARTITION BY t.league, t.system, t.seq ORDER BY t.team) AS side
+FROM teams AS t"""
+    half, one, zero = d.double(0.5), d.double(1.0), d.double(0.0)
+    select = f"""SELECT a.league, a.system, a.seq, a.match_id, a.played_at, a.team AS player_a, b.team AS player_b,
+       CASE WHEN a.place < b.place THEN {one} WHEN a.place > b.place THEN {zero} ELSE {half} END AS score_a,
+       least(greatest(a.p_win + {half} * ({one} - a.p_win - b.p_win), {zero}), {one}) AS expected_a,
+       a.rating AS rating_a_before, b.rating AS rating_b_before, a.sd AS sd_a_before, b.sd AS sd_b_before
+FROM sides AS a
+JOIN sides AS b ON {_same_group("a", "b")} AND a.seq = b.seq AND a.side = 1 AND b.side = 2
+WHERE a.n_teams = 2"""
+    return Query((("teams", teams), ("sides", sides)), select)
+
+
 def calibration_bins(d: Dialect) -> Query:
     """Per (league, system) and equal-width forecast bin: n, mean forecast, mean score and the 95% Wilson
     interval of the mean score."""

@@ -222,6 +222,37 @@ TEAM_MARTS = (
         interval_ranks=True,
         contest=True,
     ),
+    _mart(
+        "team_match_forecasts",
+        (
+            Input("seq", "seq"),
+            Input("match_id", "any"),
+            Input("team", "text"),
+            Input("rank", "number"),
+            Input("p_team_win", "forecast"),
+            Input("rating_before", "number"),
+            Input("sd_before", "number"),
+            Input("played_at", "any"),
+        ),
+        parameters=(),
+        returns=(
+            ("league", "VARCHAR"),
+            ("system", "VARCHAR"),
+            ("seq", "BIGINT"),
+            ("match_id", "ANY"),
+            ("played_at", "ANY"),
+            ("player_a", "VARCHAR"),
+            ("player_b", "VARCHAR"),
+            ("score_a", "DOUBLE"),
+            ("expected_a", "DOUBLE"),
+            ("rating_a_before", "DOUBLE"),
+            ("rating_b_before", "DOUBLE"),
+            ("sd_a_before", "DOUBLE"),
+            ("sd_b_before", "DOUBLE"),
+        ),
+        order=("seq",),
+        contest=True,
+    ),
 )
 
 MARTS = MATCH_MARTS + CONTEST_MARTS + TEAM_MARTS

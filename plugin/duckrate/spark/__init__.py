@@ -36,6 +36,7 @@ from duckrate.spark.marts import (
     loss_by_gap,
     loss_curve,
     team_leaderboard,
+    team_match_forecasts,
 )
 from duckrate.spark.replay import replay, replay_state, replay_with_state
 
@@ -53,4 +54,5 @@ __all__ = [
     "replay_state",
     "replay_with_state",
     "team_leaderboard",
+    "team_match_forecasts",
 ]

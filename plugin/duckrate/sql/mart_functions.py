@@ -195,3 +195,16 @@ def team_leaderboard(replay: pl.DataFrame) -> pl.DataFrame:
     largest ``seq``, ordinal = rating - 3·sd (openskill's display rating), rating ∓ 1.96·sd, matches played,
     rank 1 = highest rating (ties by player name), and the interval ranks and tier."""
     return run_mart("team_leaderboard", replay)
+
+
+def team_match_forecasts(replay: pl.DataFrame) -> pl.DataFrame:
+    """The two-team matches of a team replay as two-player replay rows (the ``team_match_forecasts`` macro), which
+    :func:`calibration_bins`, :func:`calibration_summary`, :func:`loss_curve` and :func:`loss_by_gap` score.
+
+    ``replay``: a team replay with ``league``, ``seq``, ``match_id``, ``played_at``, ``team``, ``rank``,
+    ``p_team_win``, ``rating_before``, ``sd_before`` and optionally ``system``. Returns ``league, system, seq,
+    match_id, played_at, player_a, player_b, score_a, expected_a, rating_a_before, rating_b_before,
+    sd_a_before, sd_b_before``: team A is the team whose key sorts first as text; ``score_a`` 1, ½ or 0 as A
+    placed; ``expected_a`` = A's ``p_team_win`` plus half the probability that neither team wins; the teams'
+    summed ratings and the root of their summed variances."""
+    return run_mart("team_match_forecasts", replay)

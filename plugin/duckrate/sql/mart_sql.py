@@ -101,9 +101,12 @@ def _forecast(mart: Mart, name: str) -> str:
     )
 
 
-def _played_at(mart: Mart) -> str:
-    message = f"{mart.name}: the table is missing column ''played_at''; expected a replay table (the output of a *_replay macro)"
-    return f"""CASE WHEN typeof(r.played_at) = '"NULL"' THEN error('{message}') ELSE r.played_at END"""
+def _as_it_is(mart: Mart, name: str) -> str:
+    """A column read in its own type (``played_at``, ``match_id``), or an error naming it when the table lacks it."""
+    message = (
+        f"{mart.name}: the table is missing column ''{name}''; expected a replay table (the output of a *_replay macro)"
+    )
+    return f"""CASE WHEN typeof(r.{name}) = '"NULL"' THEN error('{message}') ELSE r.{name} END"""
 
 
 def _input(mart: Mart, column: Input) -> str:
@@ -118,7 +121,7 @@ def _input(mart: Mart, column: Input) -> str:
     elif column.kind == "forecast":
         value = _forecast(mart, name)
     else:
-        value = _played_at(mart)
+        value = _as_it_is(mart, name)
     if column.parameter is not None:
         value = f"CASE WHEN {column.parameter} IS NULL THEN NULL ELSE {value} END"
     return f"{value} AS {name}"

@@ -6,5 +6,15 @@ from helpers.mart_oracles.contest_leaderboard import contest_leaderboard
 from helpers.mart_oracles.leaderboard import leaderboard
 from helpers.mart_oracles.loss_by_gap import loss_by_gap
 from helpers.mart_oracles.loss_curve import loss_curve
+from helpers.mart_oracles.team_marts import team_leaderboard, team_match_forecasts
 
-__all__ = ["calibration_bins", "calibration_summary", "contest_leaderboard", "leaderboard", "loss_by_gap", "loss_curve"]
+__all__ = [
+    "calibration_bins",
+    "calibration_summary",
+    "contest_leaderboard",
+    "leaderboard",
+    "loss_by_gap",
+    "loss_curve",
+    "team_leaderboard",
+    "team_match_forecasts",
+]

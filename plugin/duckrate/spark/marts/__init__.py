@@ -49,6 +49,12 @@ def team_leaderboard(rows: DataFrame, system: str | None = None, **params) -> Da
     return run_mart("team_leaderboard", rows, system, **params)
 
 
+def team_match_forecasts(rows: DataFrame, system: str | None = None, **params) -> DataFrame:
+    """The ``team_match_forecasts`` macro over team replay rows: the two-team matches as two-player replay rows,
+    which the calibration marts score."""
+    return run_mart("team_match_forecasts", rows, system, **params)
+
+
 def calibration_bins(rows: DataFrame, system: str | None = None, **params) -> DataFrame:
     """The ``calibration_bins`` macro (``bins``)."""
     return run_mart("calibration_bins", rows, system, **params)

@@ -1,0 +1,99 @@
+"""The team family as a whole: bit-for-bit the same ratings whatever numba's thread count or the input's row
+order, the waves against a one-by-one replay, parameter checks, and the team marts against their oracles."""
+
+from __future__ import annotations
+
+import numba
+import numpy as np
+import polars as pl
+import pytest
+from helpers import mart_oracles
+from helpers.systems import team_systems
+from polars.testing import assert_frame_equal
+
+import duckrate
+from duckrate.core.errors import DuckrateInputError
+from duckrate.registry import SYSTEMS
+from duckrate.synthetic import generate_team_matches
+from duckrate.systems.team_batches import match_waves
+
+
+@pytest.fixture(scope="module")
+def results():
+    # 3,000 matches among 3,000 equally active players: waves of well over 64 matches, rated on several threads
+    return generate_team_matches(
+        3_000, 3_000, seed=2, teams_per_match=(2, 3), team_size=(1, 5), partial_play_rate=0.1, activity_sd=0.0
+    )
+
+
+@pytest.mark.parametrize("system", [s.name for s in team_systems()])
+def test_same_bits_whatever_the_thread_count_and_row_order(results, system):
+    entry = SYSTEMS.get(system)
+    before = numba.get_num_threads()
+    try:
+        numba.set_num_threads(1)
+        one = entry.frame(results)
+        numba.set_num_threads(before)
+        many = entry.frame(results.sample(fraction=1.0, shuffle=True, seed=1))
+    finally:
+        numba.set_num_threads(before)
+    assert_frame_equal(one, many, check_exact=True)
+
+
+def test_waves_hold_each_match_after_every_earlier_match_of_its_players(results):
+    from duckrate.core.matches import columns_from_polars
+    from duckrate.core.teams import prepare_team_results
+
+    prepared = prepare_team_results(columns_from_polars(results, "team_results"))
+    wave_start, wave_matches = match_waves(
+        prepared.order, prepared.team_start, prepared.match_teams, prepared.state, prepared.n_states
+    )
+    assert sorted(wave_matches.tolist()) == list(range(prepared.n_matches))
+    wave_of = np.empty(prepared.n_matches, dtype=np.int64)
+    for w in range(len(wave_start) - 1):
+        wave_of[wave_matches[wave_start[w] : wave_start[w + 1]]] = w
+    last: dict = {}
+    for m in range(prepared.n_matches):
+        rows = prepared.order[
+            prepared.team_start[prepared.match_teams[m]] : prepared.team_start[prepared.match_teams[m + 1]]
+        ]
+        for slot in prepared.state[rows]:
+            if slot in last:
+                assert wave_of[last[slot]] < wave_of[m]
+            last[slot] = m
+    assert len(wave_start) - 1 < prepared.n_matches / 10  # the schedule does put matches side by side
+
+
+def test_parameters_are_checked():
+    frame = generate_team_matches(5, 20, seed=1)
+    with pytest.raises(DuckrateInputError, match="weight_min"):
+        duckrate.plackett_luce(frame, weight_min=2.0, weight_max=1.0)
+    with pytest.raises(DuckrateInputError, match="both NULL"):
+        duckrate.plackett_luce(frame, weight_min=None)
+    with pytest.raises(DuckrateInputError, match="window_size"):
+        duckrate.bradley_terry_part(frame, window_size=0)
+    with pytest.raises(DuckrateInputError, match="draw_probability"):
+        duckrate.trueskill_teams(frame, draw_probability=1.0)
+    with pytest.raises(DuckrateInputError, match="sigma"):
+        duckrate.thurstone_mosteller_full(frame, sigma=-1.0)
+
+
+def test_team_marts_equal_their_oracles(results):
+    replay = pl.concat(
+        [
+            duckrate.plackett_luce(results).with_columns(system=pl.lit("plackett_luce")),
+            duckrate.trueskill_teams(results).with_columns(system=pl.lit("trueskill_teams")),
+        ],
+        how="diagonal_relaxed",
+    )
+    board = duckrate.team_leaderboard(replay)
+    assert_frame_equal(board, mart_oracles.team_leaderboard(replay), check_exact=False, rel_tol=0, abs_tol=1e-12)
+    pairs = duckrate.team_match_forecasts(replay)
+    expected = mart_oracles.team_match_forecasts(replay)
+    columns = [c for c in expected.columns]
+    got = pairs.select(columns).sort("league", "system", "seq")
+    assert_frame_equal(
+        got, expected.sort("league", "system", "seq"), check_exact=False, rel_tol=0, abs_tol=1e-12, check_dtypes=False
+    )
+    summary = duckrate.calibration_summary(pairs)
+    assert summary.height == 2 and (summary["n"] > 0).all()
