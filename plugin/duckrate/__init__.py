@@ -11,6 +11,7 @@ from duckrate import evaluation
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.registry import SYSTEMS
 from duckrate.evaluation.contest_marts import contest_metrics
+from duckrate.evaluation.team_metrics import team_metrics
 from duckrate.evaluation.team_predictions import balance_teams, match_quality, predict_draw, predict_rank, predict_win
 from duckrate.evaluation.win_probability import win_matrix, win_probability
 from duckrate.fits import bt_fit, bt_lr_test
@@ -80,6 +81,7 @@ __all__ = [
     "replay_with_state",
     "team_leaderboard",
     "team_match_forecasts",
+    "team_metrics",
     "tune",
     "win_matrix",
     "win_probability",

@@ -138,8 +138,8 @@ def count_parameter(mart: str, name: str, value, minimum: int) -> int:
 
 
 # Fields the marts read, by kind: names pass as they are, counters must be integers, the rest numbers.
-_NAME_FIELDS = ("system", "league", "player", "player_a", "player_b")
-_INTEGER_FIELDS = ("seq", "rank")
+_NAME_FIELDS = ("system", "league", "player", "player_a", "player_b", "team", "match_id")  # any type: keys
+_INTEGER_FIELDS = ("seq", "rank", "predicted_rank")
 
 
 def check_column_types(mart: str, schema: pa.Schema) -> None:

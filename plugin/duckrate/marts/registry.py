@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import polars as pl
 
 from duckrate.core.parameters import Parameter
-from duckrate.evaluation import contest_marts
+from duckrate.evaluation import contest_marts, team_metrics
 from duckrate.marts import queries
 from duckrate.marts.parameters import (
     BIN_WIDTH,
@@ -251,6 +251,17 @@ TEAM_MARTS = (
             ("sd_b_before", "DOUBLE"),
         ),
         order=("seq",),
+        contest=True,
+    ),
+    Mart(
+        name="team_metrics",
+        fields=("system", "league", *team_metrics.NEEDED[1:]),
+        parameters=(team_metrics.TEAM_WARMUP,),
+        returns=tuple(
+            (name, {pl.Utf8: "VARCHAR", pl.Int64: "BIGINT", pl.Float64: "DOUBLE"}[kind])
+            for name, kind in team_metrics.TEAM_METRICS_COLUMNS.items()
+        ),
+        compute=lambda replay, warmup: team_metrics.team_metrics(replay, warmup=warmup),
         contest=True,
     ),
 )

@@ -37,6 +37,7 @@ from duckrate.spark.marts import (
     loss_curve,
     team_leaderboard,
     team_match_forecasts,
+    team_metrics,
 )
 from duckrate.spark.replay import replay, replay_state, replay_with_state
 
@@ -55,4 +56,5 @@ __all__ = [
     "replay_with_state",
     "team_leaderboard",
     "team_match_forecasts",
+    "team_metrics",
 ]

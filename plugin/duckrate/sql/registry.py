@@ -174,6 +174,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(fit_udf.macro_sql())
     con.execute(tune_udf.macro_sql())
     con.execute(tune_udf.contest_macro_sql())
+    con.execute(tune_udf.team_macro_sql())
     con.execute(win_probability_udf.probability_macro_sql())
     con.execute(win_probability_udf.matrix_macro_sql())
     for sql in team_predictions_udf.macro_sqls():

@@ -139,3 +139,9 @@ CREATE OR REPLACE TEMP MACRO tune_contests(system, tbl, grid := NULL, fixed := N
 SELECT unnest({CONTEST_UDF_NAME}((SELECT list(r) FROM query_table(tbl) AS r), system, {_json_argument("grid")},
               {_json_argument("fixed")}, protocol, train_share), recursive := true)
 """
+
+
+def team_macro_sql() -> str:
+    """``CREATE TEMP MACRO tune_teams(system, tbl, grid := NULL, fixed := NULL, protocol, train_share)``: a team
+    system tuned over a ``team_results`` table (the same UDF as ``tune_contests``: the table's rows as a frame)."""
+    return contest_macro_sql().replace("MACRO tune_contests(", "MACRO tune_teams(")

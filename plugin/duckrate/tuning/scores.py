@@ -85,3 +85,26 @@ def league_scores(split: LeagueSplit, expected, score, protocol: str, train_shar
             }
         )
     return out
+
+
+def team_league_scores(matches, protocol: str, train_share: float, points: int) -> dict:
+    """One league's scores of a team replay: ``matches`` the per-match scores of
+    :func:`duckrate.evaluation.team_metrics.match_scores` in ``seq`` order; the criterion is the winner's log
+    loss under ``protocol`` (as :func:`league_scores`); reported ``log_loss`` (the winner's), ``accuracy``,
+    ``pair_inversion``, ``rank_deviation`` and ``n``."""
+    log_loss = matches["winner_log_loss"].to_numpy()
+    others = {name: matches[name].to_numpy() for name in ("accuracy", "pair_inversion", "rank_deviation")}
+    if protocol == "holdout":
+        cut = int(np.floor(train_share * log_loss.size))
+        criterion = _mean(log_loss[:cut])
+        log_loss, others = log_loss[cut:], {name: values[cut:] for name, values in others.items()}
+    else:
+        steps = checkpoint_steps(log_loss.size, points)
+        running = np.cumsum(log_loss)
+        criterion = float((running[steps - 1] / steps).sum() / steps.size) if steps.size else float("nan")
+    return {
+        "log_loss": _mean(log_loss),
+        **{name: _mean(values) for name, values in others.items()},
+        "n": int(log_loss.size),
+        "criterion": criterion,
+    }

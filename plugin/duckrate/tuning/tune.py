@@ -6,7 +6,9 @@ protocol's criterion. Two-player systems are scored by their match forecasts, pr
 for every parameter set; contest systems by the Elo-MMR paper's metrics (``contest_metrics``, the reference
 definition): ``holdout`` ranks by the pair inversion over the first ``train_share`` of each league's
 contests (every participant seen before counting: few have the default five earlier contests that early)
-and reports the metrics over the rest (the paper's protocol); ``cumulative`` uses every contest for both. Parameter sets run on ``threads`` threads (the kernels release the GIL); each set's result is
+and reports the metrics over the rest (the paper's protocol); ``cumulative`` uses every contest for both. Team
+systems are scored by the log loss of each match's winner (:mod:`duckrate.evaluation.team_metrics`), under
+either protocol as two-player systems are. Parameter sets run on ``threads`` threads (the kernels release the GIL); each set's result is
 computed from its own inputs only, so the table is identical, bit for bit, to a serial run.
 """
 
@@ -26,10 +28,12 @@ from duckrate.core.parameters import Parameter
 from duckrate.core.priors import prior_columns
 from duckrate.core.progress import Progress
 from duckrate.core.registry import SYSTEMS
+from duckrate.core.teams import TEAM_RESULTS
 from duckrate.evaluation.contest_marts import contest_metrics
+from duckrate.evaluation.team_metrics import match_scores as team_match_scores
 from duckrate.marts.parameters import POINTS
 from duckrate.tuning.grids import parameter_sets
-from duckrate.tuning.scores import PROTOCOLS, LeagueSplit, league_scores
+from duckrate.tuning.scores import PROTOCOLS, LeagueSplit, league_scores, team_league_scores
 
 PROTOCOL = Parameter("protocol", "holdout", "'holdout' or 'cumulative'", choices=PROTOCOLS)
 TRAIN_SHARE = Parameter(
@@ -129,6 +133,25 @@ def _contest_rows(system, results, sets, protocol, train_share, priors, threads)
     return [{**row, "params": _params_text(params)} for params, rows in zip(sets, per_set) for row in rows]
 
 
+def _team_rows(system, results, sets, protocol, train_share, points, priors, threads):
+    for params in sets:
+        system.resolve(params)
+    progress = Progress(f"tune {system.name}", len(sets), "parameter sets")
+
+    def one(params):
+        replay, _ = system.with_state(results, priors=priors, want_state=False, **params)
+        scores = team_match_scores(replay).sort("league", "seq", nulls_last=False)
+        rows = []
+        for (league,), matches in scores.group_by("league", maintain_order=True):
+            rows.append({"league": league, **team_league_scores(matches, protocol, train_share, points)})
+        progress.advance()
+        return rows
+
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        per_set = list(pool.map(one, sets))
+    return [{**row, "params": _params_text(params)} for params, rows in zip(sets, per_set) for row in rows]
+
+
 def tune(
     data: pl.DataFrame,
     system: str,
@@ -144,7 +167,8 @@ def tune(
 
     Parameters
     ----------
-    data : a ``matches`` frame (two-player systems) or a ``contest_results`` frame (contest systems).
+    data : a ``matches`` frame (two-player systems), a ``contest_results`` frame (contest systems) or a
+        ``team_results`` frame (team systems).
     system : a registered system's name (``'elo'``, ``'glicko2'``, ``'elo_mmr'``, ...).
     grid : ``{parameter: [values, ...]}`` (every combination), a list of ``{parameter: value}``, the same as
         JSON text, or None for the system's default grid (its registry entry's ``grid``).
@@ -159,7 +183,9 @@ def tune(
     -------
     One row per (league, parameter set): ``league, system, protocol, params`` (JSON of the set's
     parameters), ``log_loss, brier, accuracy`` (two-player systems), ``pair_inversion, rank_deviation``
-    (contest systems, fractions), ``n`` (matches or contest rows scored), ``criterion`` (lower is better)
+    (contest systems, fractions), ``log_loss`` (of each match's winner), ``accuracy``, ``pair_inversion``,
+    ``rank_deviation`` (team systems, :mod:`duckrate.evaluation.team_metrics`), ``n`` (matches or contest rows
+    scored), ``criterion`` (lower is better)
     and ``rank`` (1 = the best set of that league and system; ties keep the grid's order).
     """
     if not isinstance(data, pl.DataFrame):
@@ -193,11 +219,14 @@ def tune_columns(
     threads = max(1, min(len(sets), threads or os.cpu_count() or 1))
     two_player = entry.input == MATCHES  # forecasts per match, scored by log loss; else contests, by ranks
     if not two_player and not isinstance(data, pl.DataFrame):
-        raise DuckrateInputError(f"tune: {system!r} is a contest system; tune it with tune_contests(system, tbl, ...)")
+        macro = "tune_teams" if entry.input == TEAM_RESULTS else "tune_contests"
+        raise DuckrateInputError(f"tune: {system!r} rates {entry.input.what}; tune it with {macro}(system, tbl, ...)")
     if two_player and isinstance(data, pl.DataFrame):
         data = columns_from_polars(data)
     if two_player:
         rows = _two_player_rows(entry, data, sets, protocol, train_share, points, priors, threads, table)
+    elif entry.input == TEAM_RESULTS:
+        rows = _team_rows(entry, data, sets, protocol, train_share, points, priors, threads)
     else:
         rows = _contest_rows(entry, data, sets, protocol, train_share, priors, threads)
     frame = pl.DataFrame(

@@ -55,6 +55,11 @@ def team_match_forecasts(rows: DataFrame, system: str | None = None, **params) -
     return run_mart("team_match_forecasts", rows, system, **params)
 
 
+def team_metrics(rows: DataFrame, system: str | None = None, **params) -> DataFrame:
+    """The ``team_metrics`` macro over team replay rows (``warmup``)."""
+    return run_mart("team_metrics", rows, system, **params)
+
+
 def calibration_bins(rows: DataFrame, system: str | None = None, **params) -> DataFrame:
     """The ``calibration_bins`` macro (``bins``)."""
     return run_mart("calibration_bins", rows, system, **params)
@@ -91,4 +96,7 @@ __all__ = [
     "loss_by_gap",
     "loss_curve",
     "run_mart",
+    "team_leaderboard",
+    "team_match_forecasts",
+    "team_metrics",
 ]
