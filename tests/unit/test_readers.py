@@ -1,5 +1,6 @@
 """The file readers in real DuckDB over files the tests write: read_pgn (.pgn and .pgn.zst), read_arena_battles
-(JSON lines and a JSON array), read_contest_json (Elo-MMR contest files by a glob). Good rows map onto the
+(JSON lines and a JSON array), read_contest_json (Elo-MMR contest files by a glob), read_team_json (team
+matches, JSON lines or an array). Good rows map onto the
 canonical columns; every malformed game or record comes out with its rejected_reason (never dropped), or the
 query fails with an error naming the file; the good rows feed the replays."""
 
@@ -12,7 +13,7 @@ import duckdb
 import pytest
 
 import duckrate
-from duckrate.sql.readers import ARENA_REASONS, CONTEST_REASONS, PGN_REASONS
+from duckrate.sql.readers import ARENA_REASONS, CONTEST_REASONS, PGN_REASONS, TEAM_REASONS
 
 MATCH_COLUMNS = ["match_id", "played_at", "player_a", "player_b", "score_a", "league", "rejected_reason"]
 
@@ -470,3 +471,113 @@ def test_a_contest_bigger_than_maximum_object_size_fails_and_the_parameter_raise
         con.sql(f"SELECT count(*) FROM read_contest_json('{path}')").fetchall()
     got = con.sql(f"SELECT count(*) FROM read_contest_json('{path}', maximum_object_size := 64000000)").fetchall()
     assert got == [(600_000,)]
+
+
+# ------------------------------------------------------------------------------------------------ read_team_json
+
+
+def team_match(match_id="m1", played_at="2024-05-01T18:00:00", teams=None, **extra):
+    if teams is None:
+        teams = [
+            {"team": "red", "score": 3, "players": ["ann", {"player": "bob", "weight": 0.5}]},
+            {"team": "blue", "score": 1, "players": ["cid", {"player": "dan"}]},
+        ]
+    return {"match_id": match_id, "played_at": played_at, "teams": teams, **extra}
+
+
+@pytest.mark.parametrize("array", [False, True])
+def test_team_matches_map_onto_the_team_columns(con, tmp_path, array):
+    records = [
+        team_match(league="eu"),
+        team_match(7, 1_714_600_000, [{"rank": 1, "players": ["ann"]}, {"rank": 2, "players": ["bob"]}]),
+    ]
+    text = json.dumps(records) if array else "\n".join(json.dumps(r) for r in records)
+    path = write(tmp_path / "teams.json", text)
+    relation = con.sql(f"SELECT * FROM read_team_json('{path}')")
+    assert relation.columns[:9] == [
+        "match_id",
+        "played_at",
+        "league",
+        "team",
+        "player",
+        "rank",
+        "score",
+        "weight",
+        "rejected_reason",
+    ]
+    got = rows(con, f"SELECT * FROM read_team_json('{path}') ORDER BY match_ordinal, team_ordinal, player_ordinal")
+    assert [(r["match_id"], r["team"], r["player"], r["rank"], r["score"], r["weight"]) for r in got] == [
+        ("m1", "red", "ann", None, 3.0, None),
+        ("m1", "red", "bob", None, 3.0, 0.5),
+        ("m1", "blue", "cid", None, 1.0, None),
+        ("m1", "blue", "dan", None, 1.0, None),
+        ("7", "1", "ann", 1, None, None),  # no team name: the team's place in the list
+        ("7", "2", "bob", 2, None, None),
+    ]
+    assert {r["rejected_reason"] for r in got} == {None}
+    assert got[0]["played_at"] == dt.datetime(2024, 5, 1, 18, 0) and got[0]["league"] == "eu"
+    assert got[4]["played_at"] == dt.datetime(2024, 5, 1, 21, 46, 40) and got[4]["league"] is None
+
+
+BAD_TEAM_MATCHES = {
+    "not_an_object": [1, 2],
+    "missing_or_invalid_played_at": team_match(played_at="yesterday"),
+    "missing_or_invalid_played_at/absent": team_match(played_at=None),
+    "missing_teams": team_match(teams=[]),
+    "missing_teams/not_a_list": team_match(teams={"red": ["ann"]}),
+    "fewer_than_two_teams": team_match(teams=[{"rank": 1, "players": ["ann", "bob"]}]),
+}
+BAD_TEAMS = {
+    "malformed_team": "a team",
+    "malformed_team/no_players": {"rank": 2, "players": []},
+    "missing_player": {"rank": 2, "players": [""]},
+    "missing_player/number": {"rank": 2, "players": [7]},
+    "missing_rank_and_score": {"players": ["eve"]},
+    "invalid_rank": {"rank": 0, "players": ["eve"]},
+    "invalid_rank/fraction": {"rank": 1.5, "players": ["eve"]},
+    "invalid_score": {"score": "lots", "players": ["eve"]},
+    "invalid_weight": {"rank": 2, "players": [{"player": "eve", "weight": 1.5}]},
+    "invalid_weight/zero": {"rank": 2, "players": [{"player": "eve", "weight": 0}]},
+}
+
+
+@pytest.mark.parametrize("case", BAD_TEAM_MATCHES)
+def test_each_malformed_team_match_is_rejected_with_its_reason(con, tmp_path, case):
+    write(tmp_path / "a.json", json.dumps(team_match()))
+    record = dict(BAD_TEAM_MATCHES[case]) if isinstance(BAD_TEAM_MATCHES[case], dict) else BAD_TEAM_MATCHES[case]
+    if isinstance(record, dict) and record.get("played_at", "") is None:
+        del record["played_at"]
+    write(tmp_path / "b.json", json.dumps(record))
+    got = rows(con, f"SELECT * FROM read_team_json('{tmp_path}/*.json')")
+    reason = case.split("/")[0]
+    assert reason in TEAM_REASONS
+    assert [r["rejected_reason"] for r in got if r["file"].endswith("a.json")] == [None] * 4
+    bad = [r for r in got if r["file"].endswith("b.json")]
+    assert bad and {r["rejected_reason"] for r in bad} == {reason}
+
+
+@pytest.mark.parametrize("case", BAD_TEAMS)
+def test_each_malformed_team_is_rejected_with_its_reason(con, tmp_path, case):
+    teams = [{"rank": 1, "players": ["ann", "bob"]}, BAD_TEAMS[case]]
+    path = write(tmp_path / "c.json", json.dumps(team_match(teams=teams)))
+    got = rows(con, f"SELECT * FROM read_team_json('{path}') ORDER BY team_ordinal, player_ordinal")
+    assert [r["rejected_reason"] for r in got] == [None, None, case.split("/")[0]]
+
+
+def test_team_syntax_error_fails_naming_the_file(con, tmp_path):
+    path = write(tmp_path / "broken.json", '{"match_id": "x", "teams": [')
+    with pytest.raises(duckdb.Error, match="broken.json"):
+        con.sql(f"SELECT * FROM read_team_json('{path}')").fetchall()
+
+
+def test_team_matches_feed_the_team_replays(con, tmp_path):
+    players = [f"p{i}" for i in range(8)]
+    lines = []
+    for m in range(10):
+        order = players[m % 8 :] + players[: m % 8]
+        teams = [{"team": "a", "score": m % 3, "players": order[:4]}, {"team": "b", "score": 1, "players": order[4:]}]
+        lines.append(json.dumps(team_match(f"m{m:02d}", 1_714_600_000 + 3600 * m, teams)))
+    path = write(tmp_path / "season.jsonl", "\n".join(lines))
+    con.execute(f"CREATE TABLE team_results AS SELECT * FROM read_team_json('{path}') WHERE rejected_reason IS NULL")
+    replay = rows(con, "SELECT * FROM plackett_luce_replay('team_results')")
+    assert len(replay) == 80

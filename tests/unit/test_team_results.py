@@ -163,3 +163,29 @@ def test_bad_rows_are_errors_naming_column_row_and_value(frame, fragments):
     assert message.startswith("team_results: ")
     for fragment in fragments:
         assert fragment in message, (fragment, message)
+
+
+def test_each_match_by_its_ranks_or_its_scores():
+    """A table with both columns: a match with NULL ranks is given by its scores (and says so for a margin), a
+    match with NULL scores by its ranks; a match giving a rank (or a score) on some rows only is an error."""
+    frame = pl.DataFrame(
+        {
+            "match_id": [1, 1, 2, 2],
+            "played_at": [1, 1, 2, 2],
+            "team": ["a", "b", "a", "b"],
+            "player": ["p", "q", "p", "q"],
+            "rank": [None, None, 2, 1],
+            "score": [1.0, 4.0, None, None],
+        }
+    )
+    p = prepared(frame)
+    assert p.team_rank.tolist() == [1, 2, 1, 2]
+    assert p.match_has_score.tolist() == [True, False]
+    names = p.players.to_pylist()
+    assert [names[p.state[row]] for row in p.order] == ["q", "p", "q", "p"]
+    partial = frame.with_columns(rank=pl.Series([1, None, 2, 1]))
+    with pytest.raises(DuckrateInputError, match="column 'rank' has None at .*on every row of a match or on none"):
+        prepared(partial)
+    neither = frame.with_columns(score=pl.Series([1.0, 4.0, None, None]), rank=pl.Series([None, None, None, 1]))
+    with pytest.raises(DuckrateInputError, match="a rank or a score on every row"):
+        prepared(neither)

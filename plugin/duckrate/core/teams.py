@@ -49,7 +49,9 @@ class PreparedTeams(PlayerRows):
     team_start : int64, ``n_teams + 1`` offsets into ``order``; match_teams : int64, ``n_matches + 1`` offsets
         into the teams.
     team_rank : int64 per team, its place in its match: 1 = best, tied teams share a place, the next place
-        follows on (1, 1, 2); team_score : float64 per team (the ``score`` column), or None without one.
+        follows on (1, 1, 2); team_score : float64 per team (the ``score`` column; NaN where none);
+        match_has_score : bool per match, whether every team of it has a score (the match is then given by its
+        scores, which a margin reads; otherwise by its ranks).
     match_league : int64 league index of each match; match_seq its 1-based position in its league;
         match_time_key : int64 ``played_at`` of each match (``time_unit`` units since 1970, or the integer
         order itself).
@@ -62,7 +64,8 @@ class PreparedTeams(PlayerRows):
     team_start: np.ndarray
     match_teams: np.ndarray
     team_rank: np.ndarray
-    team_score: np.ndarray | None
+    team_score: np.ndarray
+    match_has_score: np.ndarray
     match_league: np.ndarray
     match_seq: np.ndarray
     match_time_key: np.ndarray
@@ -116,20 +119,22 @@ def _null_rows(array: pa.Array) -> np.ndarray:
 
 
 def _outcome(columns: dict, table: str, name: str) -> np.ndarray | None:
-    """The ``rank`` (whole numbers >= 1) or ``score`` (finite numbers) column, NULL nowhere; None when absent."""
+    """The ``rank`` (whole numbers >= 1) or ``score`` (finite numbers) column, NaN where NULL; None when absent
+    (which rows may be NULL is :func:`prepare_team_results`' business)."""
     if is_absent(columns, name):
         return None
-    nulls = _null_rows(columns[name])
-    if nulls.size:
-        _fail(columns, table, name, int(nulls[0]), None, f"a non-NULL {name} on every row")
+    given = np.asarray(columns[name].is_valid(), dtype=np.bool_)
     if name == "rank":
         values = _numbers(columns, table, name, "an integer rank (1 = best)")
-        bad = np.flatnonzero(~(np.isfinite(values) & (values == np.floor(values)) & (values >= 1) & (values < 2.0**62)))
+        values[~given] = np.nan
+        ok = np.isfinite(values) & (values == np.floor(values)) & (values >= 1) & (values < 2.0**62)
+        bad = np.flatnonzero(given & ~ok)
         if bad.size:
             _fail(columns, table, name, int(bad[0]), columns[name][int(bad[0])].as_py(), "a whole-number rank >= 1")
         return values
     values = _numbers(columns, table, name, "a numeric score (higher is better)")
-    bad = np.flatnonzero(~np.isfinite(values))
+    values[~given] = np.nan
+    bad = np.flatnonzero(given & ~np.isfinite(values))
     if bad.size:
         _fail(columns, table, name, int(bad[0]), float(values[bad[0]]), "a finite score (higher is better)")
     return values
@@ -211,6 +216,19 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
     time_key = time_key_of(columns, table)
     rank, score = _outcome(columns, table, "rank"), _outcome(columns, table, "score")
     weight = _weights(columns, table, n_rows)
+    neither = np.ones(n_rows, dtype=np.bool_)
+    for values in (rank, score):
+        if values is not None:
+            neither &= np.isnan(values)
+    if neither.any():
+        row = int(np.flatnonzero(neither)[0])
+        named = "rank" if rank is not None else "score"
+        expected = (
+            "a rank or a score on every row"
+            if rank is not None and score is not None
+            else f"a non-NULL {named} on every row"
+        )
+        _fail(columns, table, named, row, None, expected)
 
     frame = pl.DataFrame(
         {
@@ -220,8 +238,8 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
             "team": team,
             "player": player_code,
             "time": time_key,
-            **({"rank": rank} if rank is not None else {}),
-            **({"score": score} if score is not None else {}),
+            **({"rank": pl.Series(rank, nan_to_null=True)} if rank is not None else {}),
+            **({"score": pl.Series(score, nan_to_null=True)} if score is not None else {}),
         }
     )
     in_match = ["league", "match"]
@@ -277,13 +295,30 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
             columns["team"][row].as_py(),
             "at least two teams per match (the match has one)",
         )
-    by_rank = pl.col("rank").rank("dense").over(in_match) if rank is not None else None
-    by_score = pl.col("score").rank("dense", descending=True).over(in_match) if score is not None else None
-    place = by_rank if by_rank is not None else by_score
-    assert place is not None  # a rank or a score column is present (checked above)
-    teams = teams.with_columns(place=place.cast(pl.Int64))
-    if by_rank is not None and by_score is not None:
-        wrong = teams.filter(pl.col("place") != by_score.cast(pl.Int64))
+    # a match gives a rank on every row or on none, and a score likewise; by its ranks when it has them
+    for name in (n for n in OUTCOME_COLUMNS if n in frame.columns):
+        given = pl.col(name).is_not_null()
+        partial = frame.filter(given.any().over(in_match) & ~given.all().over(in_match) & pl.col(name).is_null())
+        if partial.height:
+            row = cast(int, partial["row"].min())
+            _fail(
+                columns, table, name, row, None, f"a {name} on every row of a match or on none (the match mixes them)"
+            )
+    all_given = {
+        n: (pl.col(n).is_not_null().all().over(in_match) if n in teams.columns else pl.lit(False))
+        for n in OUTCOME_COLUMNS
+    }
+    teams = teams.with_columns(by_rank=all_given["rank"], by_score=all_given["score"])
+    by_rank = pl.col("rank").rank("dense").over(in_match) if rank is not None else pl.lit(None, dtype=pl.UInt32)
+    by_score = (
+        pl.col("score").rank("dense", descending=True).over(in_match)
+        if score is not None
+        else pl.lit(None, dtype=pl.UInt32)
+    )
+    teams = teams.with_columns(place=pl.when(pl.col("by_rank")).then(by_rank).otherwise(by_score).cast(pl.Int64))
+    if rank is not None and score is not None:
+        both = pl.col("by_rank") & pl.col("by_score")
+        wrong = teams.filter(both & (pl.col("place") != by_score.cast(pl.Int64)))
         if wrong.height:
             row = cast(int, wrong["row"].min())
             value = columns["rank"][row].as_py()
@@ -313,7 +348,11 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
         counters[lg] += 1
         match_seq[m] = counters[lg]
     team_rank = ordered["place"].to_numpy()[team_rows].astype(np.int64)
-    team_score = score[order[team_rows]] if score is not None else None
+    team_score = score[order[team_rows]] if score is not None else np.full(len(team_rows), np.nan)
+    has_score = ~np.isnan(team_score)
+    match_has_score = (
+        np.logical_and.reduceat(has_score, match_teams[:-1]) if len(team_rows) else np.zeros(0, dtype=np.bool_)
+    )
     state, n_states, state_league, state_player = state_slots(league, player_code, len(players), len(league_names))
     return PreparedTeams(
         n_rows=n_rows,
@@ -321,7 +360,8 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
         team_start=team_start,
         match_teams=match_teams,
         team_rank=np.ascontiguousarray(team_rank),
-        team_score=None if team_score is None else np.ascontiguousarray(team_score),
+        team_score=np.ascontiguousarray(team_score),
+        match_has_score=np.ascontiguousarray(match_has_score, dtype=np.bool_),
         match_league=np.ascontiguousarray(match_league),
         match_seq=match_seq,
         match_time_key=np.ascontiguousarray(time_key[first_rows], dtype=np.int64),

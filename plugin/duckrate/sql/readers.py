@@ -2,7 +2,8 @@
 
 - ``read_pgn(path)``: the tag pairs of each game of a PGN file (``.pgn`` or compressed, e.g. ``.pgn.zst``);
 - ``read_arena_battles(path)``: Chatbot Arena battle logs (a JSON array or JSON lines);
-- ``read_contest_json(glob)``: the Elo-MMR reference's contest files.
+- ``read_contest_json(glob)``: the Elo-MMR reference's contest files;
+- ``read_team_json(glob)``: team matches, one JSON object per match (JSON lines or an array).
 
 Pure DuckDB SQL, so a file of several GB streams through in bounded memory: the PGN is read line by line
 by ``read_csv`` (one VARCHAR column, a delimiter byte that PGN never holds, no quoting); each line's game
@@ -69,7 +70,19 @@ CONTEST_REASONS = (
     "missing_player",
     "invalid_place",
 )
-MACROS = ("read_pgn", "read_arena_battles", "read_contest_json")
+TEAM_REASONS = (
+    "not_an_object",
+    "missing_or_invalid_played_at",
+    "missing_teams",
+    "fewer_than_two_teams",
+    "malformed_team",
+    "missing_player",
+    "missing_rank_and_score",
+    "invalid_rank",
+    "invalid_score",
+    "invalid_weight",
+)
+MACROS = ("read_pgn", "read_arena_battles", "read_contest_json", "read_team_json")
 
 # Ids are the file's name and the record's 1-based ordinal, zero-padded so that text order is file order
 # (the replays order ties of played_at by match_id).
@@ -329,6 +342,88 @@ FROM duckrate_contest_places
 """
 
 
+def read_team_json_sql() -> str:
+    """``read_team_json(path, maximum_object_size := 16 MiB)``: one row per player of each team of each match
+    object (a glob reads many files). A match is ``{"match_id": ..., "played_at": ISO text or unix seconds,
+    "league": optional, "teams": [{"team": optional name, "rank": 1 or "score": 3.5, "players": ["ann",
+    {"player": "bob", "weight": 0.5}, ...]}, ...]}`` (docs/sql.md, "Reading real formats")."""
+    guarded_json = _ORDER_GUARD.format(value="json", macro="read_team_json")
+    numbers = "('UBIGINT', 'BIGINT', 'DOUBLE')"
+    integers = "('UBIGINT', 'BIGINT')"
+    return f"""
+CREATE OR REPLACE TEMP MACRO read_team_json(path, maximum_object_size := {_MAX_JSON_OBJECT}) AS TABLE
+WITH duckrate_team_objects AS (
+    SELECT filename AS file, {guarded_json} AS game, row_number() OVER () AS match_ordinal
+    FROM read_json_objects(path, format := 'auto', filename := true,
+                           maximum_object_size := maximum_object_size)
+), duckrate_team_matches AS (
+    SELECT file, match_ordinal, json_type(game) = 'OBJECT' AS is_object,
+           CASE WHEN json_type(game) = 'OBJECT' AND json_type(game, '$.match_id') NOT IN ('NULL', 'OBJECT', 'ARRAY')
+                THEN game ->> '$.match_id' END AS given_id,
+           CASE WHEN json_type(game, '$.played_at') IN {numbers}
+                THEN {_timestamp_from_seconds("CAST(game ->> '$.played_at' AS DOUBLE)")}
+                WHEN json_type(game, '$.played_at') = 'VARCHAR' THEN TRY_CAST(game ->> '$.played_at' AS TIMESTAMP)
+           END AS played_at,
+           CASE WHEN json_type(game, '$.league') NOT IN ('NULL', 'OBJECT', 'ARRAY') THEN game ->> '$.league' END AS league,
+           CASE WHEN json_type(game, '$.teams') = 'ARRAY' THEN CAST(game -> '$.teams' AS JSON[]) END AS teams
+    FROM duckrate_team_objects
+), duckrate_team_teams AS (
+    SELECT *, len(teams) AS n_teams,
+           unnest(CASE WHEN len(teams) > 0 THEN teams ELSE [NULL::JSON] END) AS team_json,
+           unnest(CASE WHEN len(teams) > 0 THEN range(1, len(teams) + 1) ELSE [NULL] END) AS team_ordinal
+    FROM duckrate_team_matches
+), duckrate_team_fields AS (
+    SELECT *,
+           json_type(team_json) = 'OBJECT' AND json_type(team_json, '$.players') = 'ARRAY'
+               AND json_array_length(team_json, '$.players') > 0 AS is_team,
+           CASE WHEN json_type(team_json, '$.team') NOT IN ('NULL', 'OBJECT', 'ARRAY') THEN team_json ->> '$.team' END AS team_name,
+           json_type(team_json, '$.rank') AS rank_type,
+           CASE WHEN json_type(team_json, '$.rank') IN {integers} THEN TRY_CAST(team_json ->> '$.rank' AS BIGINT) END AS rank,
+           json_type(team_json, '$.score') AS score_type,
+           CASE WHEN json_type(team_json, '$.score') IN {numbers} THEN CAST(team_json ->> '$.score' AS DOUBLE) END AS score,
+           CASE WHEN json_type(team_json, '$.players') = 'ARRAY' THEN CAST(team_json -> '$.players' AS JSON[]) END AS players
+    FROM duckrate_team_teams
+), duckrate_team_players AS (
+    SELECT *,
+           unnest(CASE WHEN len(players) > 0 THEN players ELSE [NULL::JSON] END) AS player_json,
+           unnest(CASE WHEN len(players) > 0 THEN range(1, len(players) + 1) ELSE [NULL] END) AS player_ordinal
+    FROM duckrate_team_fields
+), duckrate_team_rows AS (
+    SELECT *,
+           CASE WHEN json_type(player_json) = 'VARCHAR' THEN player_json ->> '$'
+                WHEN json_type(player_json, '$.player') = 'VARCHAR' THEN player_json ->> '$.player' END AS player,
+           CASE WHEN json_type(player_json) = 'OBJECT' THEN json_type(player_json, '$.weight') END AS weight_type,
+           CASE WHEN json_type(player_json, '$.weight') IN {numbers} THEN CAST(player_json ->> '$.weight' AS DOUBLE) END AS weight
+    FROM duckrate_team_players
+)
+SELECT coalesce(given_id, {_row_id("file", "match_ordinal")}) AS match_id,
+       played_at,
+       league,
+       coalesce(team_name, CAST(team_ordinal AS VARCHAR)) AS team,
+       player,
+       rank,
+       score,
+       weight,
+       CASE WHEN NOT is_object THEN 'not_an_object'
+            WHEN played_at IS NULL THEN 'missing_or_invalid_played_at'
+            WHEN team_ordinal IS NULL THEN 'missing_teams'
+            WHEN n_teams < 2 THEN 'fewer_than_two_teams'
+            WHEN NOT is_team THEN 'malformed_team'
+            WHEN {_blank("player")} THEN 'missing_player'
+            WHEN coalesce(rank_type, 'NULL') = 'NULL' AND coalesce(score_type, 'NULL') = 'NULL' THEN 'missing_rank_and_score'
+            WHEN coalesce(rank_type, 'NULL') <> 'NULL' AND (rank IS NULL OR rank < 1) THEN 'invalid_rank'
+            WHEN coalesce(score_type, 'NULL') <> 'NULL' AND (score IS NULL OR NOT isfinite(score)) THEN 'invalid_score'
+            WHEN weight_type IS NOT NULL AND weight_type <> 'NULL'
+                 AND (weight IS NULL OR NOT isfinite(weight) OR weight <= 0 OR weight > 1) THEN 'invalid_weight'
+       END AS rejected_reason,
+       match_ordinal,
+       team_ordinal,
+       player_ordinal,
+       file
+FROM duckrate_team_rows
+"""
+
+
 def macro_sqls() -> tuple[str, ...]:
     """The ``CREATE OR REPLACE TEMP MACRO`` statements of every reader."""
-    return (read_pgn_sql(), read_arena_battles_sql(), read_contest_json_sql())
+    return (read_pgn_sql(), read_arena_battles_sql(), read_contest_json_sql(), read_team_json_sql())

@@ -109,7 +109,8 @@ def registered() -> tuple[TeamSystem, ...]:
 class TeamMatches:
     """The prepared matches as a kernel reads them (all int64 but ``team_score`` and ``weight``, float64):
     the waves (:func:`.team_batches.match_waves`), the rows in replay order (``order``, ``team_start``,
-    ``match_teams``), each team's place and score (``has_score``: the match was given by scores), and each
+    ``match_teams``), each team's place and score (NaN where none), whether each match was given by scores
+    (``has_score``, bool per match), and each
     input row's weight and state slot."""
 
     wave_start: np.ndarray
@@ -119,7 +120,7 @@ class TeamMatches:
     match_teams: np.ndarray
     team_rank: np.ndarray
     team_score: np.ndarray
-    has_score: bool
+    has_score: np.ndarray
     weight: np.ndarray
     slot: np.ndarray
 
@@ -143,8 +144,6 @@ class TeamMatches:
         wave_start, wave_matches = match_waves(
             prepared.order, prepared.team_start, prepared.match_teams, prepared.state, prepared.n_states
         )
-        has_score = prepared.team_score is not None
-        score = prepared.team_score if prepared.team_score is not None else np.zeros(prepared.n_teams)
         return cls(
             wave_start,
             wave_matches,
@@ -152,8 +151,8 @@ class TeamMatches:
             prepared.team_start,
             prepared.match_teams,
             prepared.team_rank,
-            score,
-            has_score,
+            prepared.team_score,
+            prepared.match_has_score,
             prepared.weight,
             prepared.state,
         )

@@ -85,7 +85,7 @@ def _rate_one(m, model, settings, matches, mu, sigma, outputs):
         bounds,
         team_rank[t0:t1],
         team_score[t0:t1],
-        has_score,
+        has_score[m],
         local_weight,
         uses_weights(local_weight),
         new_mu,
