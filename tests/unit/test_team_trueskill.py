@@ -4,6 +4,8 @@ match within 1e-6; also through a saved state, and the forecasts' own properties
 
 from __future__ import annotations
 
+import math
+
 import polars as pl
 import pytest
 import trueskill
@@ -31,19 +33,31 @@ def _check_against_package(params: dict, replay: pl.DataFrame) -> None:
         backend="scipy",
     )
     ratings: dict = {}
-    for match in matches_in_replay_order(replay):
+    matches, skipped = matches_in_replay_order(replay), 0
+    for match in matches:
         players = team_lists(match, "player")
         groups = [tuple(ratings.get(p) or env.create_rating() for p in team) for team in players]
         ranks = [team[0] for team in team_lists(match, "rank")]
         weights = team_lists(match, "weight")
-        rated = env.rate(groups, ranks=ranks, weights=weights, min_delta=options.get("min_delta", 0.0001))
         mus = team_lists(match, "rating_after")
         sigmas = team_lists(match, "sd_after")
+        try:
+            rated = env.rate(groups, ranks=ranks, weights=weights, min_delta=options.get("min_delta", 0.0001))
+        except FloatingPointError:
+            # the package cannot compute this match (its draw margin ignores weights: two teams of low-weight
+            # players make a win all but impossible); duckrate's result is finite and both go on from it
+            skipped += 1
+            assert all(math.isfinite(v) for team in (*mus, *sigmas) for v in team)
+            for t, team in enumerate(players):
+                for i, player in enumerate(team):
+                    ratings[player] = env.create_rating(mus[t][i], sigmas[t][i])
+            continue
         for t, team in enumerate(players):
             for i, player in enumerate(team):
                 assert mus[t][i] == pytest.approx(rated[t][i].mu, abs=TOLERANCE), (player, match["match_id"][0])
                 assert sigmas[t][i] == pytest.approx(rated[t][i].sigma, abs=TOLERANCE), (player, match["match_id"][0])
                 ratings[player] = rated[t][i]
+    assert skipped <= len(matches) // 100
 
 
 @pytest.mark.parametrize("name", list(PARAMETER_SETS))

@@ -186,7 +186,7 @@ PARAMETER_SETS = {
 def test_replay_agrees_with_package(name):
     params, tie_rate = PARAMETER_SETS[name]
     n_pool = 60
-    matches = random_history(sorted(PARAMETER_SETS).index(name), 400, n_pool, params, tie_rate=tie_rate)
+    matches = random_history(sorted(PARAMETER_SETS).index(name), 300, n_pool, params, tie_rate=tie_rate)
     worst_rating, worst_quality, skipped = replay_both(params, matches, n_pool)
     assert worst_rating <= TOLERANCE and worst_quality <= QUALITY_TOLERANCE
     print(f"{name}: largest rating difference {worst_rating:.1e}, quality {worst_quality:.1e}, skipped {skipped}")
@@ -378,6 +378,11 @@ def test_truncation_formulas_are_the_packages():
             assert ok
             assert abs(v - env.v_draw(t, e)) <= 1e-13 * max(1.0, abs(v))
             assert abs(one_minus_w - (1.0 - env.w_draw(t, e))) <= 1e-13 * (1.0 + t * t)
+    # where the package's formulas are accurate the kernel uses them as they are
+    for t in np.linspace(-4.0, 4.0, 81):
+        for e in (0.05, 0.5, 2.0):
+            assert truncation_moments(t, e, False) == package_win(t, e)[:2]
+            assert truncation_moments(t, e, True) == package_draw(t, e)[:2]
     for t, e, tie in ((-45.0, 0.1, False), (45.0, 0.1, False), (-60.0, 0.1, True), (3.0, 0.0, True)):
         with pytest.raises(FloatingPointError):
             (env.w_draw if tie else env.w_win)(t, e)

@@ -14,7 +14,8 @@ independently across teams. The choices made here (the package has no forecast o
   for weights in [min_delta, 1] this changes nothing.
 - The draw margin between teams i and j is the package's for that pair,
   ``ε_ij = Φ⁻¹((draw_probability + 1)/2) · sqrt(n_i + n_j) · β`` (n the teams' player counts), so each
-  pairwise comparison uses the margin the update would use were the two teams adjacent in the result.
+  pairwise comparison uses the margin the update would use were the two teams adjacent in the result
+  (rather than one margin per team, e.g. from its strongest opponent's size).
 - Two teams: ``P(team 0 wins) = P(T_0 - T_1 > ε_01) = Φ((m_0 - m_1 - ε)/c)``, ``P(draw) = P(|T_0 - T_1| <= ε)``,
   c² = s_0² + s_1², in closed form (each accurate when small: erfc, and a series for narrow margins, from
   :mod:`duckrate.systems.trueskill`); the returned p_draw is that draw probability.
@@ -22,9 +23,10 @@ independently across teams. The choices made here (the package has no forecast o
   ``P_i = ∫ φ(z) Π_{j≠i} Φ((m_i - m_j - ε_ij + s_i z)/s_j) dz``, by adaptive Gauss–Kronrod (7–15) quadrature
   on [max(-9, max_j(c_j - 9 s_j/s_i)), 9] (c_j = (m_j + ε_ij - m_i)/s_i, where factor j steps from 0 to 1;
   beyond these limits the integrand's mass is below 1e-18), split at the c_j, each piece subdivided until
-  the Kronrod and Gauss estimates agree to 1e-13 per unit of the interval. These events are disjoint (ε >= 0),
+  QUADPACK's error estimate is below 1e-12 per unit of the interval. These events are disjoint (ε >= 0),
   and ``p_draw = 1 - Σ_i P_i`` is the probability that no team wins outright (some tie for first within the
-  margins), clamped at 0. For two teams the quadrature gives the closed form (tested).
+  margins), clamped at 0. For two teams the quadrature gives the closed form; for more it agrees with
+  ``scipy.integrate.quad`` to ~1e-15 (tests). Cost: about 40 µs for 3 teams, 250 µs for 8.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from duckrate.systems.trueskill_teams.factor_graph import (
 )
 
 _LIMIT = 9.0  # P(|Z| > 9) = 2.3e-19
-_TOLERANCE = 1e-13  # |K15 - G7| allowed per unit length of the integration interval
+_TOLERANCE = 1e-12  # the error estimate allowed per unit length of the integration interval
 _MAX_PIECES = 4096
 _INV_SQRT_2PI = 1.0 / math.sqrt(2.0 * math.pi)
 
@@ -115,19 +117,33 @@ def _integrand(z, centers, slopes):
 
 @kernel
 def _kronrod(a, b, centers, slopes):
-    """(K15, G7) estimates of the integral of :func:`_integrand` over [a, b]."""
+    """(K15 estimate, error estimate) of the integral of :func:`_integrand` over [a, b]. The error estimate is
+    QUADPACK's: |K15 - G7| scaled as ``resasc · min(1, (200 |K15 - G7| / resasc)^1.5)`` (resasc the mean
+    absolute deviation of the integrand from its mean), since K15 is far more accurate than G7."""
     half = 0.5 * (b - a)
     middle = 0.5 * (a + b)
+    values = np.empty(15, dtype=np.float64)
     f0 = _integrand(middle, centers, slopes)
     kronrod = _WK[7] * f0
     gauss = _WG[3] * f0
     for k in range(7):
         x = half * _XK[k]
-        f = _integrand(middle - x, centers, slopes) + _integrand(middle + x, centers, slopes)
-        kronrod += _WK[k] * f
+        f1 = _integrand(middle - x, centers, slopes)
+        f2 = _integrand(middle + x, centers, slopes)
+        values[2 * k] = f1
+        values[2 * k + 1] = f2
+        kronrod += _WK[k] * (f1 + f2)
         if k % 2 == 1:
-            gauss += _WG[k // 2] * f
-    return kronrod * half, gauss * half
+            gauss += _WG[k // 2] * (f1 + f2)
+    mean = 0.5 * kronrod
+    resasc = _WK[7] * abs(f0 - mean)
+    for k in range(7):
+        resasc += _WK[k] * (abs(values[2 * k] - mean) + abs(values[2 * k + 1] - mean))
+    resasc *= half
+    error = abs((kronrod - gauss) * half)
+    if resasc != 0.0 and error != 0.0:
+        error = resasc * min(1.0, (200.0 * error / resasc) ** 1.5)
+    return kronrod * half, error
 
 
 @kernel
@@ -174,8 +190,8 @@ def outright_win_probability(i, means, sds, sizes, unit_margin, beta):
         top -= 1
         a = stack_a[top]
         b = stack_b[top]
-        kronrod, gauss = _kronrod(a, b, centers, slopes)
-        if abs(kronrod - gauss) <= _TOLERANCE * (b - a) or top + 2 > _MAX_PIECES or b - a < 1e-12:
+        kronrod, error = _kronrod(a, b, centers, slopes)
+        if error <= _TOLERANCE * (b - a) or top + 2 > _MAX_PIECES or b - a < 1e-12:
             total += kronrod
         else:
             middle = 0.5 * (a + b)
