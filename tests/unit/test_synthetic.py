@@ -16,6 +16,10 @@ from duckrate.synthetic import (
     main,
     write_demo_seeds,
 )
+from duckrate.synthetic.demo_seeds import (
+    DEMO_BAD_TEAM_MATCHES,
+    demo_team_results,
+)
 
 MATCH_SCHEMA = {
     "match_id": pl.Int64,
@@ -287,7 +291,27 @@ def test_demo_contests_layout(demo_directory):
     assert canonical.equals(generate_contests(40, 200, 1_000, seed=2024))
 
 
-@pytest.mark.parametrize("name", ["demo_matches.csv", "demo_contest_results.csv"])
+def test_demo_team_results_layout(demo_directory):
+    raw = pl.read_csv(demo_directory / "demo_team_results.csv", infer_schema=False)
+    assert raw.columns == ["match", "played_at", "league", "squad", "gamer", "place", "goals", "share"]
+    bad = raw.filter(pl.col("match").cast(pl.Int64) > 2_000)
+    assert bad["match"].n_unique() == DEMO_BAD_TEAM_MATCHES
+    canonical = raw.filter(pl.col("match").cast(pl.Int64) <= 2_000).select(
+        pl.col("match").cast(pl.Int64).alias("match_id"),
+        pl.col("played_at").str.to_datetime("%Y-%m-%d %H:%M:%S", time_unit="us"),
+        "league",
+        pl.col("squad").alias("team"),
+        pl.col("gamer").alias("player"),
+        pl.col("place").cast(pl.Int64).alias("rank"),
+        pl.col("goals").cast(pl.Float64).alias("score"),
+        pl.col("share").cast(pl.Float64).fill_null(1.0).alias("weight"),
+    )
+    assert canonical.equals(demo_team_results())
+    by_league = canonical.group_by("league").agg(pl.col("rank").is_null().all(), pl.col("score").is_null().all())
+    assert sorted(by_league.rows()) == [("arena_5v5", True, False), ("squads", False, True)]
+
+
+@pytest.mark.parametrize("name", ["demo_matches.csv", "demo_contest_results.csv", "demo_team_results.csv"])
 def test_bundled_seeds_match_generator(demo_directory, name):
     bundled = REPO_SEEDS / name
     assert bundled.exists(), f"{bundled} is missing: the demo and this check need the bundled seed"

@@ -1,5 +1,5 @@
-"""The two demo seed CSVs bundled with the dbt package, in a raw layout with a few deliberately bad match rows:
-:func:`write_demo_seeds`."""
+"""The demo seed CSVs bundled with the dbt package (matches, contest results, team results), in raw layouts with
+a few deliberately bad rows: :func:`write_demo_seeds`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import polars as pl
 
 from duckrate.synthetic.contests import generate_contests
 from duckrate.synthetic.matches import generate_matches
+from duckrate.synthetic.teams import generate_team_matches
 
 #: Number of deliberately invalid rows that :func:`write_demo_seeds` injects into
 #: ``demo_matches.csv`` (on top of the valid generated games); see its docstring.
@@ -65,6 +66,60 @@ def _with_injected_bad_rows(raw_matches: pl.DataFrame) -> pl.DataFrame:
     return pl.concat(pieces)
 
 
+#: The demo team leagues: 5v5 matches given by goals (with partial play), and squads of 1-3 players in 3-6
+#: team free-for-alls given by places.
+DEMO_TEAM_MATCHES = {"arena_5v5": 1_500, "squads": 500}
+#: The deliberately bad team rows appended to ``demo_team_results.csv`` (one match each; see write_demo_seeds).
+DEMO_BAD_TEAM_MATCHES = 2
+
+
+def demo_team_results() -> pl.DataFrame:
+    """The valid demo team results in canonical columns (both leagues, match ids 1..2000 in time order)."""
+    arena = generate_team_matches(
+        DEMO_TEAM_MATCHES["arena_5v5"], 400, seed=2024, partial_play_rate=0.1, scores=True, matches_per_day=100.0
+    )
+    squads = generate_team_matches(
+        DEMO_TEAM_MATCHES["squads"], 300, seed=2025, teams_per_match=(3, 6), team_size=(1, 3), matches_per_day=40.0
+    )
+    arena = arena.with_columns(pl.lit("arena_5v5").alias("league"), pl.lit(None, dtype=pl.Int64).alias("rank"))
+    squads = squads.with_columns(
+        pl.lit("squads").alias("league"),
+        pl.col("match_id") + DEMO_TEAM_MATCHES["arena_5v5"],
+        pl.lit(None, dtype=pl.Float64).alias("score"),
+        pl.col("player").str.replace("p", "s"),
+    )
+    columns = ["match_id", "played_at", "league", "team", "player", "rank", "score", "weight"]
+    return pl.concat([arena.select(columns), squads.select(columns)])
+
+
+def _demo_teams_raw(teams: pl.DataFrame) -> pl.DataFrame:
+    return teams.select(
+        pl.col("match_id").alias("match"),
+        pl.col("played_at").dt.strftime("%Y-%m-%d %H:%M:%S").alias("played_at"),
+        "league",
+        pl.col("team").alias("squad"),
+        pl.col("player").alias("gamer"),
+        pl.col("rank").alias("place"),
+        pl.col("score").alias("goals"),
+        pl.when(pl.col("weight") < 1.0).then(pl.col("weight")).alias("share"),
+    )
+
+
+def _with_bad_team_rows(raw: pl.DataFrame) -> pl.DataFrame:
+    """Two bad matches after the valid ones: 2001, a 1v1 whose second player's share is 1.5; 2002, a 1v1 with
+    the same gamer on both sides."""
+    last = raw.row(raw.height - 1, named=True)
+    base = {**last, "league": "arena_5v5", "place": None, "share": None}
+    bad = [
+        {**base, "match": 2001, "squad": "red", "gamer": "p000001", "goals": 2.0},
+        {**base, "match": 2001, "squad": "blue", "gamer": "p000002", "goals": 1.0, "share": 1.5},
+        {**base, "match": 2002, "squad": "red", "gamer": "p000003", "goals": 2.0},
+        {**base, "match": 2002, "squad": "blue", "gamer": "p000003", "goals": 0.0},
+    ]
+    assert len({row["match"] for row in bad}) == DEMO_BAD_TEAM_MATCHES
+    return pl.concat([raw, pl.DataFrame(bad, schema=raw.schema)])
+
+
 def write_demo_seeds(directory: str | Path) -> None:
     """Write the two demo seed CSVs bundled with the dbt package into ``directory``.
 
@@ -98,6 +153,13 @@ def write_demo_seeds(directory: str | Path) -> None:
     seed=2024)`` as ``contest_id, played_at, league, handle, place`` (``handle
     = player``, ``place = rank``, ``played_at`` as text); it has no bad rows.
 
+    ``demo_team_results.csv`` holds :func:`demo_team_results` (league
+    ``arena_5v5``: 1,500 matches of 5v5 given by goals, 10% partial play;
+    league ``squads``: 500 free-for-alls of 3-6 squads of 1-3 players given by
+    places) as ``match, played_at, league, squad, gamer, place, goals, share``
+    (``share`` empty for a full match), then ``DEMO_BAD_TEAM_MATCHES`` (2) bad
+    1v1 matches: 2001 with a share of 1.5, 2002 with one gamer on both sides.
+
     Parameters
     ----------
     directory : str or pathlib.Path
@@ -119,3 +181,5 @@ def write_demo_seeds(directory: str | Path) -> None:
         pl.col("rank").alias("place"),
     )
     raw_contests.write_csv(directory / "demo_contest_results.csv")
+
+    _with_bad_team_rows(_demo_teams_raw(demo_team_results())).write_csv(directory / "demo_team_results.csv")
