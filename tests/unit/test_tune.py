@@ -156,5 +156,5 @@ def test_sql_macros_equal_the_python_api(matches):
     con.execute("CREATE TABLE c AS SELECT * FROM results_frame")
     contests = con.sql("SELECT * FROM tune_contests('codeforces', 'c', grid := {'weight': [0.5, 1.0]})").pl()
     assert contests.equals(duckrate.tune(results, "codeforces", {"weight": [0.5, 1.0]}))
-    with pytest.raises(duckdb.Error, match="is a contest system; tune it with tune_contests"):
+    with pytest.raises(duckdb.Error, match="rates ranked contests; tune it with tune_contests"):
         con.sql("SELECT * FROM tune('codeforces', 'c')").fetchall()

@@ -13,6 +13,7 @@ import time
 from duckrate.core.contests import CONTEST_RESULTS
 from duckrate.core.matches import MATCHES
 from duckrate.core.registry import FITS, SYSTEMS
+from duckrate.core.teams import TEAM_RESULTS
 
 
 def _replay_calls(systems, table: str) -> tuple[str, ...]:
@@ -46,19 +47,31 @@ MART_CALLS = (
     "SELECT count(*) FROM contest_leaderboard('cr')",
     "SELECT count(*) FROM contest_metrics('cr')",
     "SELECT count(*) FROM contest_metrics('cr', definition := 'all_contests')",
+    "SELECT count(*) FROM team_leaderboard('tr')",
+    "SELECT count(*) FROM team_match_forecasts('tr')",
+    "SELECT count(*) FROM team_metrics('tr')",
 )
 
 
 def replay_calls() -> tuple[str, ...]:
     """Every registered system's replay, state and both, over its input table (``m``: matches, ``c``:
-    contest results), and the fits and tests."""
-    return _replay_calls(SYSTEMS.of(MATCHES), "m") + FIT_CALLS + _replay_calls(SYSTEMS.of(CONTEST_RESULTS), "c")
+    contest results, ``t``: team results), and the fits and tests."""
+    return (
+        _replay_calls(SYSTEMS.of(MATCHES), "m")
+        + FIT_CALLS
+        + _replay_calls(SYSTEMS.of(CONTEST_RESULTS), "c")
+        + _replay_calls(SYSTEMS.of(TEAM_RESULTS), "t")
+    )
 
 
 def tune_calls() -> tuple[str, ...]:
     """``tune`` once per family, with a two-value grid of each first system's first grid parameter."""
     calls = []
-    for shape, table, macro in ((MATCHES, "m", "tune"), (CONTEST_RESULTS, "c", "tune_contests")):
+    for shape, table, macro in (
+        (MATCHES, "m", "tune"),
+        (CONTEST_RESULTS, "c", "tune_contests"),
+        (TEAM_RESULTS, "t", "tune_teams"),
+    ):
         system = next((system for system in SYSTEMS.of(shape) if system.grid), None)
         if system is not None:
             name, values = next(iter(system.grid.items()))
@@ -66,6 +79,10 @@ def tune_calls() -> tuple[str, ...]:
                 f"SELECT count(*) FROM {macro}('{system.name}', '{table}', grid := {{'{name}': {list(values)[:2]}}})"
             )
     return tuple(calls)
+
+
+#: The team forecasts, called for each team system from its saved state (``ts_<system>``).
+TEAM_FORECASTS = ("predict_win", "predict_rank", "predict_draw", "match_quality")
 
 
 def forecast_calls() -> tuple[str, ...]:
@@ -82,6 +99,12 @@ def forecast_calls() -> tuple[str, ...]:
     if first is not None:
         calls.append(f"SELECT count(*) FROM win_probability('r', 'p000001', 'p000002', system := '{first.name}')")
     calls += [f"SELECT count(*) FROM win_matrix('fit_{fit.name}', top := 5)" for fit in FITS if fit.forecast]
+    teams = "[['p000001', 'p000002'], ['p000003', 'p000004'], ['p000005']]"
+    players = "['p000001', 'p000002', 'p000003', 'p000004']"
+    for system in SYSTEMS.of(TEAM_RESULTS):  # each team system's forecasts, from its saved state
+        table = f"ts_{system.name}"
+        calls += [f"SELECT count(*) FROM {macro}('{table}', {teams})" for macro in TEAM_FORECASTS]
+        calls.append(f"SELECT count(*) FROM balance_teams('{table}', {players})")
     return tuple(calls)
 
 
@@ -99,7 +122,7 @@ def warm(log=print, fresh: bool = False) -> float:
     import duckdb
 
     from duckrate import register
-    from duckrate.synthetic import generate_contests, generate_matches
+    from duckrate.synthetic import generate_contests, generate_matches, generate_team_matches
 
     if fresh:
         from duckrate.core.jit import clear_cache
@@ -112,12 +135,18 @@ def warm(log=print, fresh: bool = False) -> float:
     contests = generate_contests(8, 20, 60, seed=1, n_leagues=2)
     con.register("matches_frame", matches)
     con.register("contests_frame", contests)
+    teams = generate_team_matches(300, 60, seed=1, teams_per_match=(2, 4), team_size=(1, 3), scores=True)
+    con.register("teams_frame", teams)
+    con.execute("CREATE TABLE t AS SELECT * FROM teams_frame")
     con.execute("CREATE TABLE m AS SELECT * FROM matches_frame")
     con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
     for sql in replay_calls():
         con.execute(sql).fetchall()
     con.execute("CREATE TABLE r AS " + _replays_union(SYSTEMS.of(MATCHES), "m"))
     con.execute("CREATE TABLE cr AS " + _replays_union(SYSTEMS.of(CONTEST_RESULTS), "c"))
+    con.execute("CREATE TABLE tr AS " + _replays_union(SYSTEMS.of(TEAM_RESULTS), "t"))
+    for system in SYSTEMS.of(TEAM_RESULTS):
+        con.execute(f"CREATE TABLE ts_{system.name} AS SELECT * FROM {system.name}_state('t')")
     for sql in MART_CALLS + tune_calls():
         con.execute(sql).fetchall()
     for system in SYSTEMS.of(MATCHES):

@@ -9,16 +9,15 @@ the team's performance (partial play).
 
 from __future__ import annotations
 
-import numba
 import numpy as np
 import polars as pl
 
-from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.jit import kernel
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
-from duckrate.systems.team_batches import PARALLEL_FROM, gather_match, write_match
+from duckrate.systems.team_batches import gather_match, rate_in_waves, write_match
 from duckrate.systems.trueskill_teams.factor_graph import rate_match, settings_array
 from duckrate.systems.trueskill_teams.forecast import predict_match, predicted_ranks
 
@@ -55,19 +54,12 @@ def _rate_one(m, settings, matches, mu, sigma, outputs):
     write_match(rows, bounds, local_mu, local_sigma, new_mu, new_sigma, p_win, ranks, draw, slot, mu, sigma, outputs)
 
 
-@parallel_kernel
-def trueskill_teams_waves(settings, matches, mu, sigma, outputs):
-    """Rate the matches wave by wave (:mod:`duckrate.systems.team_batches`), the matches of a big wave on
-    every core."""
-    wave_start, wave_matches = matches[0], matches[1]
-    for w in range(len(wave_start) - 1):
-        first, stop = wave_start[w], wave_start[w + 1]
-        if stop - first >= PARALLEL_FROM:
-            for i in numba.prange(first, stop):
-                _rate_one(wave_matches[i], settings, matches, mu, sigma, outputs)
-        else:
-            for i in range(first, stop):
-                _rate_one(wave_matches[i], settings, matches, mu, sigma, outputs)
+@kernel
+def trueskill_teams_span(settings, matches, first, stop, mu, sigma, outputs):
+    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`)."""
+    wave_matches = matches[1]
+    for i in range(first, stop):
+        _rate_one(wave_matches[i], settings, matches, mu, sigma, outputs)
 
 
 def _run(prepared, priors, params, start):
@@ -78,8 +70,11 @@ def _run(prepared, priors, params, start):
         priors,
         params,
         start,
-        lambda matches, mu, sigma, outputs: trueskill_teams_waves(
-            settings, matches.kernel_arrays(), mu, sigma, outputs
+        lambda matches, mu, sigma, outputs: rate_in_waves(
+            matches.wave_start,
+            lambda first, stop: trueskill_teams_span(
+                settings, matches.kernel_arrays(), first, stop, mu, sigma, outputs
+            ),
         ),
     )
 

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 import math
 
-import numba
 import numpy as np
 import polars as pl
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.jit import kernel
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
-from duckrate.systems.team_batches import PARALLEL_FROM, gather_match, uses_weights, write_match
+from duckrate.systems.team_batches import gather_match, rate_in_waves, uses_weights, write_match
 from duckrate.systems.weng_lin.common import MODEL_CODES, settings_array
 from duckrate.systems.weng_lin.predict import predict_match
 from duckrate.systems.weng_lin.rate import rate_match
@@ -94,19 +93,12 @@ def _rate_one(m, model, settings, matches, mu, sigma, outputs):
     write_match(rows, bounds, local_mu, local_sigma, new_mu, new_sigma, p_win, ranks, draw, slot, mu, sigma, outputs)
 
 
-@parallel_kernel
-def weng_lin_waves(model, settings, matches, mu, sigma, outputs):
-    """Rate the matches wave by wave (:mod:`duckrate.systems.team_batches`), the matches of a big wave on
-    every core."""
-    wave_start, wave_matches = matches[0], matches[1]
-    for w in range(len(wave_start) - 1):
-        first, stop = wave_start[w], wave_start[w + 1]
-        if stop - first >= PARALLEL_FROM:
-            for i in numba.prange(first, stop):
-                _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs)
-        else:
-            for i in range(first, stop):
-                _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs)
+@kernel
+def weng_lin_span(model, settings, matches, first, stop, mu, sigma, outputs):
+    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`)."""
+    wave_matches = matches[1]
+    for i in range(first, stop):
+        _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs)
 
 
 def model_settings(params: dict) -> np.ndarray:
@@ -136,8 +128,11 @@ def _runner(name: str):
             priors,
             params,
             start,
-            lambda matches, mu, sigma, outputs: weng_lin_waves(
-                code, settings, matches.kernel_arrays(), mu, sigma, outputs
+            lambda matches, mu, sigma, outputs: rate_in_waves(
+                matches.wave_start,
+                lambda first, stop: weng_lin_span(
+                    code, settings, matches.kernel_arrays(), first, stop, mu, sigma, outputs
+                ),
             ),
         )
 
