@@ -6,7 +6,8 @@
   the system, whose parameters come from var('duckrate_params')[system]. Contest replays (Elo-MMR)
   select contest results instead and set config(duckrate_key='contest_id'): the key that says which
   input rows are already replayed (default 'match_id'); a contest's rows are then added, replaced and
-  fingerprinted together, as one key. Beside the replay table <model> it keeps <model>__state (the
+  fingerprinted together, as one key. Team replays select team results (one row per player) keyed by
+  'match_id' likewise. Beside the replay table <model> it keeps <model>__state (the
   system's state after the replayed matches, see the README's "Incremental replays") and <model>__build
   (how many input matches were replayed, their fingerprint, and how the last build went: mode 'full' or
   'incremental', why, and its wall-clock seconds).

@@ -14,7 +14,7 @@ import duckdb
 import polars as pl
 import pytest
 import yaml
-from helpers.systems import contest_systems, two_player_systems
+from helpers.systems import contest_systems, team_systems, two_player_systems
 
 import duckrate
 from duckrate.synthetic import DEMO_BAD_MATCH_ROWS
@@ -297,7 +297,13 @@ def documented_models() -> dict[str, dict]:
 
 # Views over every replay document their own column and point to a replay table for the rest; the rejected
 # rows' tables end with the raw table's own columns.
-DOCUMENTED_PREFIX = {"replays", "contest_replays", "rejected_matches", "rejected_contest_results"}
+DOCUMENTED_PREFIX = {
+    "replays",
+    "contest_replays",
+    "rejected_matches",
+    "rejected_contest_results",
+    "rejected_team_results",
+}
 
 
 def test_every_model_is_documented_with_its_columns(plain):
@@ -322,3 +328,23 @@ def test_every_model_is_documented_with_its_columns(plain):
             assert columns == actual[: len(columns)], name
         else:
             assert columns == actual, name
+
+
+def test_team_models_are_built_with_the_bad_matches_rejected(plain):
+    """The team seed's two bad matches are rejected whole (2001: a share of 1.5 leaves one team; 2002: one gamer
+    on both sides); every other row is staged and rated by every registered team system, the goals of the 5v5
+    league as places."""
+    rejected = plain.sql("SELECT match, gamer, reason FROM rejected_team_results").fetchall()
+    assert sorted(rejected) == [
+        (2001, "p000001", "single_team_match"),
+        (2001, "p000002", "invalid_weight"),
+        (2002, "p000003", "player_twice_in_match"),
+        (2002, "p000003", "player_twice_in_match"),
+    ]
+    raw, staged = (
+        plain.sql(f"SELECT count(*) FROM {t}").fetchall()[0][0] for t in ("demo_team_results", "stg_team_results")
+    )
+    assert raw == staged + len(rejected)
+    for system in team_systems():
+        by_league = dict(plain.sql(f"SELECT league, count(rank) FROM replay_{system.name} GROUP BY league").fetchall())
+        assert sum(by_league.values()) == staged and set(by_league) == {"arena_5v5", "squads"}, system.name

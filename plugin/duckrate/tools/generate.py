@@ -70,5 +70,7 @@ def generated_files() -> dict[str, str]:
             SYSTEMS.of(TEAM_RESULTS),
         ),
         "models/replays/replays.yml": replays_yml(),
-        **{f"models/replays/replay_{system.name}.sql": team_replay_model(system) for system in SYSTEMS.of(TEAM_RESULTS)},
+        **{
+            f"models/replays/replay_{system.name}.sql": team_replay_model(system) for system in SYSTEMS.of(TEAM_RESULTS)
+        },
     }
