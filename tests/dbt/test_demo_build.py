@@ -300,6 +300,7 @@ def documented_models() -> dict[str, dict]:
 DOCUMENTED_PREFIX = {
     "replays",
     "contest_replays",
+    "team_replays",
     "rejected_matches",
     "rejected_contest_results",
     "rejected_team_results",
@@ -348,3 +349,19 @@ def test_team_models_are_built_with_the_bad_matches_rejected(plain):
     for system in team_systems():
         by_league = dict(plain.sql(f"SELECT league, count(rank) FROM replay_{system.name} GROUP BY league").fetchall())
         assert sum(by_league.values()) == staged and set(by_league) == {"arena_5v5", "squads"}, system.name
+
+
+def test_team_marts_equal_the_python_api(plain):
+    replays = plain.sql("SELECT * FROM team_replays").pl()
+    names = sorted(system.name for system in team_systems())
+    assert sorted(replays["system"].unique().to_list()) == names
+    order = ["league", "system"]
+    board = plain.sql("SELECT * FROM team_leaderboard").pl()
+    assert board.sort([*order, "rank"]).equals(duckrate.team_leaderboard(replays).sort([*order, "rank"]))
+    metrics = plain.sql("SELECT * FROM team_metrics").pl().sort(order)
+    assert metrics.equals(duckrate.team_metrics(replays).sort(order))
+    assert metrics.height == 2 * len(names) and (metrics["pair_inversion"] > 0.5).all()
+    pairs = duckrate.team_match_forecasts(replays)
+    assert set(pairs["league"].unique()) == {"arena_5v5"}  # the squads' matches have 3-6 teams
+    calibration = plain.sql("SELECT * FROM team_calibration_summary").pl().sort(order)
+    assert calibration.equals(duckrate.calibration_summary(pairs, min_games=0).sort(order))
