@@ -25,6 +25,7 @@ from duckrate.core.contests import PlayerRows, league_codes, player_codes, row_e
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import is_absent, single_chunk, time_key_of, time_unit_of
 from duckrate.core.protocol import InputShape
+from duckrate.core.team_groups import match_groups
 
 REQUIRED_COLUMNS = ("match_id", "played_at", "team", "player")
 #: A match's outcome: a rank (1 = best) or a score (higher is better) per row; at least one of the two.
@@ -165,15 +166,12 @@ def _keys(columns: dict, table: str, name: str, what: str) -> pl.Series:
         raise DuckrateInputError(f"{table}: column '{name}' has type {array.type}; expected {what}") from None
 
 
-def _first_disagreeing(frame: pl.DataFrame, by: list[str], column: str) -> tuple[int, int] | None:
-    """The first row (input order) of a group whose rows disagree on ``column``, and a row that differs from it."""
-    spread = frame.group_by(by).agg(pl.col(column).n_unique().alias("values"), pl.col("row").min())
-    bad = spread.filter(pl.col("values") > 1)
-    if not bad.height:
-        return None
-    first = cast(int, bad["row"].min())
-    group = frame.filter(pl.all_horizontal(pl.col(key) == frame[key][first] for key in by))
-    return first, int(group.filter(pl.col(column) != frame[column][first])["row"][0])
+def _sorted_codes(keys: pl.Series) -> np.ndarray:
+    """int64 codes of a key column in the keys' own sort order: integer keys as they are, text by the dense
+    rank of its bytes."""
+    if keys.dtype == pl.Int64:
+        return keys.to_numpy()
+    return keys.rank("dense").to_numpy().astype(np.int64)
 
 
 def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_results") -> PreparedTeams:
@@ -230,63 +228,37 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
         )
         _fail(columns, table, named, row, None, expected)
 
-    frame = pl.DataFrame(
-        {
-            "row": np.arange(n_rows, dtype=np.int64),
-            "league": league,
-            "match": match,
-            "team": team,
-            "player": player_code,
-            "time": time_key,
-            **({"rank": pl.Series(rank, nan_to_null=True)} if rank is not None else {}),
-            **({"score": pl.Series(score, nan_to_null=True)} if score is not None else {}),
-        }
+    match_code = _sorted_codes(match)
+    team_code = _sorted_codes(team)
+    codes = pl.DataFrame({"league": league, "match": match_code, "team": team_code, "player": player_code})
+    grouped = codes.select(pl.arg_sort_by(["league", "match", "team", "player"])).to_series().to_numpy()
+    place, problems = match_groups(
+        grouped.astype(np.int64), league, match_code, team_code, player_code, time_key, rank, score
     )
-    in_match = ["league", "match"]
-    if n_rows:
-        twice = frame.select(pl.struct(*in_match, "player").is_duplicated()).to_series().to_numpy()
-        if twice.any():
-            row = int(np.flatnonzero(twice)[-1])
-            same = frame.filter(
-                (pl.col("league") == league[row])
-                & (pl.col("match") == match[row])
-                & (pl.col("player") == player_code[row])
-            )
-            first = int(same["row"][0])
-            where = "twice in one team" if team[first] == team[row] else f"also in team {team[first]!r}"
-            _fail(
-                columns,
-                table,
-                "player",
-                row,
-                players[int(player_code[row])].as_py(),
-                f"each player once per match ({where})",
-            )
-    disagreeing = _first_disagreeing(frame, in_match, "time")
-    if disagreeing is not None:
-        first, other = disagreeing
-        value = columns["played_at"][other].as_py()
-        also = columns["played_at"][first].as_py()
+    if problems.twice.any():
+        row = int(np.flatnonzero(problems.twice)[-1])
+        same = (league == league[row]) & (match_code == match_code[row]) & (player_code == player_code[row])
+        first = int(np.flatnonzero(same)[0])
+        where = "twice in one team" if team_code[first] == team_code[row] else f"also in team {team[first]!r}"
+        _fail(
+            columns,
+            table,
+            "player",
+            row,
+            players[int(player_code[row])].as_py(),
+            f"each player once per match ({where})",
+        )
+    if problems.time is not None:
+        first, other = problems.time
+        value, also = columns["played_at"][other].as_py(), columns["played_at"][first].as_py()
         _fail(columns, table, "played_at", other, value, f"one played_at per match (the match also has {also!r})")
-    for name in (name for name in OUTCOME_COLUMNS if name in frame.columns):
-        disagreeing = _first_disagreeing(frame, [*in_match, "team"], name)
-        if disagreeing is not None:
-            first, other = disagreeing
+    for name, found in (("rank", problems.rank), ("score", problems.score)):
+        if found is not None:
+            first, other = found
             value, also = columns[name][other].as_py(), columns[name][first].as_py()
             _fail(columns, table, name, other, value, f"one {name} per team (the team also has {also!r})")
-
-    teams = (
-        frame.group_by([*in_match, "team"])
-        .agg(
-            pl.col("row").min(),
-            pl.col("time").first(),
-            *(pl.col(n).first() for n in OUTCOME_COLUMNS if n in frame.columns),
-        )
-        .sort("row")
-    )
-    per_match = teams.group_by(in_match).agg(pl.len().alias("teams"), pl.col("row").min()).filter(pl.col("teams") < 2)
-    if per_match.height:
-        row = cast(int, per_match["row"].min())
+    if problems.single_team is not None:
+        row = problems.single_team
         _fail(
             columns,
             table,
@@ -295,48 +267,32 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
             columns["team"][row].as_py(),
             "at least two teams per match (the match has one)",
         )
-    # a match gives a rank on every row or on none, and a score likewise; by its ranks when it has them
-    for name in (n for n in OUTCOME_COLUMNS if n in frame.columns):
-        given = pl.col(name).is_not_null()
-        partial = frame.filter(given.any().over(in_match) & ~given.all().over(in_match) & pl.col(name).is_null())
-        if partial.height:
-            row = cast(int, partial["row"].min())
+    for name, found in (("rank", problems.partial_rank), ("score", problems.partial_score)):
+        if found is not None:
             _fail(
-                columns, table, name, row, None, f"a {name} on every row of a match or on none (the match mixes them)"
+                columns, table, name, found, None, f"a {name} on every row of a match or on none (the match mixes them)"
             )
-    all_given = {
-        n: (pl.col(n).is_not_null().all().over(in_match) if n in teams.columns else pl.lit(False))
-        for n in OUTCOME_COLUMNS
-    }
-    teams = teams.with_columns(by_rank=all_given["rank"], by_score=all_given["score"])
-    by_rank = pl.col("rank").rank("dense").over(in_match) if rank is not None else pl.lit(None, dtype=pl.UInt32)
-    by_score = (
-        pl.col("score").rank("dense", descending=True).over(in_match)
-        if score is not None
-        else pl.lit(None, dtype=pl.UInt32)
-    )
-    teams = teams.with_columns(place=pl.when(pl.col("by_rank")).then(by_rank).otherwise(by_score).cast(pl.Int64))
-    if rank is not None and score is not None:
-        both = pl.col("by_rank") & pl.col("by_score")
-        wrong = teams.filter(both & (pl.col("place") != by_score.cast(pl.Int64)))
-        if wrong.height:
-            row = cast(int, wrong["row"].min())
-            value = columns["rank"][row].as_py()
-            expected = f"ranks that order the match's teams as their scores do (this team's score is {columns['score'][row].as_py()!r})"
-            _fail(columns, table, "rank", row, value, expected)
+    if problems.rank_score_disagree is not None:
+        row = problems.rank_score_disagree
+        value = columns["rank"][row].as_py()
+        expected = f"ranks that order the match's teams as their scores do (this team's score is {columns['score'][row].as_py()!r})"
+        _fail(columns, table, "rank", row, value, expected)
 
-    rows = frame.join(teams.select(*in_match, "team", "place"), on=[*in_match, "team"], how="left")
-    ordered = rows.sort(["time", "match", "league", "place", "team", "player"])
-    order = ordered["row"].to_numpy().astype(np.int64)
-    keys = ordered.select(*in_match, "team")
+    replay_keys = {"time": time_key, "match": match_code, "league": league, "place": place, "team": team_code}
+    keyed = pl.DataFrame({**replay_keys, "player": player_code})
+    order = keyed.select(pl.arg_sort_by(["time", "match", "league", "place", "team", "player"])).to_series().to_numpy()
+    order = order.astype(np.int64)
     new_team = np.ones(n_rows, dtype=np.bool_)
     new_match = np.ones(n_rows, dtype=np.bool_)
     if n_rows:
-        same_match = np.ones(n_rows - 1, dtype=np.bool_)
-        for key in in_match:
-            same_match &= (keys[key][1:] == keys[key][:-1]).to_numpy()
+        in_order = {
+            name: values[order] for name, values in (("league", league), ("match", match_code), ("team", team_code))
+        }
+        same_match = (in_order["league"][1:] == in_order["league"][:-1]) & (
+            in_order["match"][1:] == in_order["match"][:-1]
+        )
         new_match[1:] = ~same_match
-        new_team[1:] = ~(same_match & (keys["team"][1:] == keys["team"][:-1]).to_numpy())
+        new_team[1:] = ~(same_match & (in_order["team"][1:] == in_order["team"][:-1]))
     team_rows = np.flatnonzero(new_team)
     team_start = np.append(team_rows, n_rows).astype(np.int64)
     match_teams = np.append(np.flatnonzero(new_match[team_rows]), len(team_rows)).astype(np.int64)
@@ -347,7 +303,7 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
     for m, lg in enumerate(match_league):
         counters[lg] += 1
         match_seq[m] = counters[lg]
-    team_rank = ordered["place"].to_numpy()[team_rows].astype(np.int64)
+    team_rank = place[order[team_rows]].astype(np.int64)
     team_score = score[order[team_rows]] if score is not None else np.full(len(team_rows), np.nan)
     has_score = ~np.isnan(team_score)
     match_has_score = (
