@@ -269,3 +269,46 @@ def test_cli_report_writes_the_page(small_warehouse, tmp_path):
     assert main(["report", "--warehouse", str(small_warehouse), "--out", str(out)]) == 0
     assert out.read_text().startswith("<!DOCTYPE html>")
     np.testing.assert_equal(out.stat().st_size > 10_000, True)
+
+
+def test_report_team_section_equals_the_team_marts(tmp_path):
+    """A warehouse with the team marts only: the page shows a Team games section per league, every cell
+    the mart's value in its fixed format."""
+    from duckrate.synthetic import generate_team_matches
+
+    path = tmp_path / "teams.duckdb"
+    con = duckrate.register(duckdb.connect(str(path)))
+    results = generate_team_matches(300, 120, seed=4, n_leagues=2, teams_per_match=(2, 3))
+    con.register("results", results)
+    con.execute(
+        "CREATE TABLE team_replays AS SELECT 'plackett_luce' AS system, * FROM plackett_luce_replay('results') "
+        "UNION ALL BY NAME SELECT 'trueskill_teams' AS system, * FROM trueskill_teams_replay('results')"
+    )
+    con.execute("CREATE TABLE team_leaderboard AS SELECT * FROM team_leaderboard('team_replays')")
+    con.execute("CREATE TABLE team_metrics AS SELECT * FROM team_metrics('team_replays')")
+    con.execute("CREATE TABLE pairs AS SELECT * FROM team_match_forecasts('team_replays')")
+    con.execute("CREATE TABLE team_calibration_summary AS SELECT * FROM calibration_summary('pairs', min_games := 0)")
+    expected = {
+        mart: {
+            tuple(str(v) for v in row[:2]) + ((str(row[2]),) if mart == "team_leaderboard" else ()): row
+            for row in con.sql(f"SELECT * FROM {mart}").fetchall()
+        }
+        for mart in ("team_leaderboard", "team_metrics", "team_calibration_summary")
+    }
+    columns = {mart: [c[0] for c in con.sql(f"DESCRIBE {mart}").fetchall()] for mart in expected}
+    con.close()
+    text = write_report(path, tmp_path / "teams.html").read_text()
+    assert text.count("<h3>Team games</h3>") == 2
+    parser = _Cells()
+    parser.feed(text)
+    checked = 0
+    for mart, column, key, exact, shown in parser.cells:
+        if mart not in expected:
+            continue
+        row = expected[mart][tuple(key.split("|"))]
+        value = row[columns[mart].index(column)]
+        assert shown == format_value(column, value)
+        if not isinstance(value, str):  # numbers carry their exact value
+            assert exact == ("" if value is None else repr(value))
+        checked += 1
+    assert checked > 100 and {cell[0] for cell in parser.cells} == set(expected)

@@ -19,6 +19,7 @@ from duckrate.report.tables import TOP_ROWS, TRAJECTORY_PLAYERS
 #: Display format of each column (default: 4 decimals for floats, the integer for integers).
 FORMATS: dict[str, Callable[[float], str]] = {
     "rating": lambda v: f"{v:.1f}",
+    "ordinal": lambda v: f"{v:.1f}",
     "sd": lambda v: f"{v:.1f}",
     "lower": lambda v: f"{v:.1f}",
     "upper": lambda v: f"{v:.1f}",
@@ -45,6 +46,9 @@ COLUMNS = {
         "seconds",
         "build_mode",
     ),
+    "team_leaderboard": ("rank", "player", "rating", "sd", "ordinal", "lower", "upper", "matches"),
+    "team_metrics": ("system", "n", "winner_log_loss", "accuracy", "pair_inversion", "rank_deviation"),
+    "team_calibration_summary": ("system", "n", "log_loss", "brier", "accuracy"),
     "tuning": ("system", "rank", "protocol", "params", "criterion", "log_loss", "brier", "accuracy", "n"),
 }
 #: The key columns of each mart's rows (beside league), for ``data-key``.
@@ -56,6 +60,9 @@ KEYS = {
     "bt_tests": ("test",),
     "contest_metrics": ("system",),
     "contest_system_comparison": ("system",),
+    "team_leaderboard": ("system", "player"),
+    "team_metrics": ("system",),
+    "team_calibration_summary": ("system",),
     "tuning": ("system", "params"),
 }
 #: Tuning rows shown per league and system (the best parameter sets).
@@ -392,6 +399,36 @@ def contest_section(league, marts) -> str:
     )
 
 
+def team_section(league, marts) -> str:
+    parts = []
+    rows = [r for r in marts.get("team_leaderboard", []) if r["league"] == league]
+    for system, group in _group(rows, "system").items():
+        tier = shown_tiers(group)
+        board = table("team_leaderboard", group, COLUMNS["team_leaderboard"], {"tier": tier})
+        parts.append(f"<div><h4>{escape(system)}</h4>{board}</div>")
+    text = f'<div class="grid">{"".join(parts)}</div>' if parts else ""
+    metrics = [r for r in marts.get("team_metrics", []) if r["league"] == league]
+    if metrics:
+        text += "<h4>How well each system forecast the matches</h4>" + table(
+            "team_metrics", metrics, COLUMNS["team_metrics"]
+        )
+    calibration = [r for r in marts.get("team_calibration_summary", []) if r["league"] == league]
+    if calibration:
+        text += "<h4>Two-team matches: calibration</h4>" + table(
+            "team_calibration_summary", calibration, COLUMNS["team_calibration_summary"]
+        )
+    if not text:
+        return ""
+    return (
+        "<h3>Team games</h3>"
+        f'<p class="note">The top {TOP_ROWS} players per team system, with ordinal = rating - 3 sd (a conservative '
+        "estimate, openskill's display rating) and 95% intervals. Forecasts: the log loss of each match's winner "
+        "(lower is better), the share of matches the predicted winner won, and the pair inversion (share of pairs "
+        "of teams placed as predicted; higher is better) and rank deviation (lower is better) of the predicted "
+        "places; for matches of two teams, the calibration marts' log loss, Brier score and accuracy.</p>" + text
+    )
+
+
 def tuning_section(league, marts) -> str:
     rows = [
         r
@@ -415,6 +452,7 @@ SECTIONS = (
     trajectories_section,
     bt_tests_section,
     contest_section,
+    team_section,
     tuning_section,
 )
 

@@ -17,6 +17,9 @@ MARTS = (
     "bt_tests",
     "contest_metrics",
     "contest_system_comparison",
+    "team_leaderboard",
+    "team_metrics",
+    "team_calibration_summary",
     "tuning",
 )
 #: Leaderboard rows shown per league and system (the tiers of the top rows do not depend on the rest).
@@ -52,11 +55,15 @@ _ORDER = {
     "bt_tests": "league NULLS FIRST, test",
     "contest_metrics": "league NULLS FIRST, system",
     "contest_system_comparison": "league NULLS FIRST, rank_by_pair_inversion, system",
+    "team_leaderboard": "league NULLS FIRST, system, rank",
+    "team_metrics": "league NULLS FIRST, system",
+    "team_calibration_summary": "league NULLS FIRST, system",
     "tuning": "league NULLS FIRST, system, rank",
 }
 _FILTER = {
     "leaderboard": f"rank <= {TOP_ROWS}",
     "contest_leaderboard": f"rank <= {TOP_ROWS}",
+    "team_leaderboard": f"rank <= {TOP_ROWS}",
     "bt_ratings": f"row_number() OVER (PARTITION BY league ORDER BY rating DESC NULLS LAST, player) <= {TOP_ROWS}",
 }
 
