@@ -44,6 +44,9 @@ def _match_groups(g, league, match, team, player, time, rank, score, has_rank, h
     n = len(g)
     place = np.zeros(n, dtype=np.int64)
     twice = np.zeros(n, dtype=np.bool_)
+    within = np.empty(n, dtype=np.int64)  # each match's rows, teams by place then key, players by code
+    starts = np.empty(n + 1, dtype=np.int64)
+    n_groups = 0
     # each check's candidates: (first row, other row) per offending group; NO_ROW when none
     time_first, time_other = NO_ROW, NO_ROW
     rank_first, rank_other = NO_ROW, NO_ROW
@@ -139,7 +142,15 @@ def _match_groups(g, league, match, team, player, time, rank, score, has_rank, h
         for t in range(n_teams):
             for k in range(team_bounds[t], team_bounds[t + 1]):
                 place[rows[k]] = places[t]
+        at = start
+        for t in np.argsort(places, kind="mergesort"):  # teams by place, tied teams by their key
+            for k in range(team_bounds[t], team_bounds[t + 1]):
+                within[at] = rows[k]
+                at += 1
+        starts[n_groups] = start
+        n_groups += 1
         start = stop
+    starts[n_groups] = n
     problems = np.array(
         [
             time_first,
@@ -155,7 +166,19 @@ def _match_groups(g, league, match, team, player, time, rank, score, has_rank, h
         ],
         dtype=np.int64,
     )
-    return place, twice, problems
+    return place, twice, problems, within, starts[: n_groups + 1]
+
+
+@kernel
+def _matches_in_order(within, starts, match_order):
+    """The rows of the matches taken in ``match_order`` (indices into the groups of ``starts``)."""
+    order = np.empty(len(within), dtype=np.int64)
+    at = 0
+    for m in match_order:
+        for k in range(starts[m], starts[m + 1]):
+            order[at] = within[k]
+            at += 1
+    return order
 
 
 @dataclass(frozen=True)
@@ -175,12 +198,29 @@ class Problems:
     rank_score_disagree: int | None
 
 
-def match_groups(g, league, match, team, player, time, rank, score) -> tuple[np.ndarray, Problems]:
-    """Each input row's team place and the :class:`Problems` of the table; ``g`` lists the input rows sorted
-    by (league, match, team, player); ``rank`` and ``score`` are float64 with NaN for NULL, or None when the
+@dataclass(frozen=True)
+class Groups:
+    """What :func:`match_groups` finds: each input row's team ``place``, and the rows in replay order once the
+    :class:`Problems` are ruled out (:meth:`replay_order`)."""
+
+    place: np.ndarray
+    within: np.ndarray
+    starts: np.ndarray
+
+    def replay_order(self, time: np.ndarray, match: np.ndarray, league: np.ndarray) -> np.ndarray:
+        """The input rows in replay order: matches by (played_at, match, league), within each its teams by
+        place then key, players by code. Valid only when no match disagrees on ``played_at``."""
+        first = self.within[self.starts[:-1]]
+        match_order = np.lexsort((league[first], match[first], time[first])).astype(np.int64)
+        return _matches_in_order(self.within, self.starts, match_order)
+
+
+def match_groups(g, league, match, team, player, time, rank, score) -> tuple[Groups, Problems]:
+    """The :class:`Groups` and the :class:`Problems` of the table; ``g`` lists the input rows sorted by
+    (league, match, team, player); ``rank`` and ``score`` are float64 with NaN for NULL, or None when the
     table has no such column."""
     n = len(league)
-    place, twice, found = _match_groups(
+    place, twice, found, within, starts = _match_groups(
         g,
         league,
         match,
@@ -199,4 +239,5 @@ def match_groups(g, league, match, team, player, time, rank, score) -> tuple[np.
     def pair(k: int) -> tuple[int, int] | None:
         return None if found[k] == NO_ROW else (int(found[k]), int(found[k + 1]))
 
-    return place, Problems(twice, pair(0), pair(2), pair(4), row(6), row(7), row(8), row(9))
+    groups = Groups(place, within, starts)
+    return groups, Problems(twice, pair(0), pair(2), pair(4), row(6), row(7), row(8), row(9))

@@ -171,7 +171,13 @@ def _sorted_codes(keys: pl.Series) -> np.ndarray:
     rank of its bytes."""
     if keys.dtype == pl.Int64:
         return keys.to_numpy()
-    return keys.rank("dense").to_numpy().astype(np.int64)
+    encoded = pc.dictionary_encode(keys.to_arrow())
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    by_text = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    code_of = np.empty(len(by_text), dtype=np.int64)
+    code_of[by_text] = np.arange(len(by_text), dtype=np.int64)
+    return code_of[encoded.indices.to_numpy(zero_copy_only=False)]
 
 
 def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_results") -> PreparedTeams:
@@ -232,9 +238,8 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
     team_code = _sorted_codes(team)
     codes = pl.DataFrame({"league": league, "match": match_code, "team": team_code, "player": player_code})
     grouped = codes.select(pl.arg_sort_by(["league", "match", "team", "player"])).to_series().to_numpy()
-    place, problems = match_groups(
-        grouped.astype(np.int64), league, match_code, team_code, player_code, time_key, rank, score
-    )
+    grouped = grouped.astype(np.int64)
+    groups, problems = match_groups(grouped, league, match_code, team_code, player_code, time_key, rank, score)
     if problems.twice.any():
         row = int(np.flatnonzero(problems.twice)[-1])
         same = (league == league[row]) & (match_code == match_code[row]) & (player_code == player_code[row])
@@ -278,10 +283,7 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
         expected = f"ranks that order the match's teams as their scores do (this team's score is {columns['score'][row].as_py()!r})"
         _fail(columns, table, "rank", row, value, expected)
 
-    replay_keys = {"time": time_key, "match": match_code, "league": league, "place": place, "team": team_code}
-    keyed = pl.DataFrame({**replay_keys, "player": player_code})
-    order = keyed.select(pl.arg_sort_by(["time", "match", "league", "place", "team", "player"])).to_series().to_numpy()
-    order = order.astype(np.int64)
+    order = groups.replay_order(time_key, match_code, league)
     new_team = np.ones(n_rows, dtype=np.bool_)
     new_match = np.ones(n_rows, dtype=np.bool_)
     if n_rows:
@@ -303,7 +305,7 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
     for m, lg in enumerate(match_league):
         counters[lg] += 1
         match_seq[m] = counters[lg]
-    team_rank = place[order[team_rows]].astype(np.int64)
+    team_rank = groups.place[order[team_rows]].astype(np.int64)
     team_score = score[order[team_rows]] if score is not None else np.full(len(team_rows), np.nan)
     has_score = ~np.isnan(team_score)
     match_has_score = (
