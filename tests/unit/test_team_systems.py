@@ -97,3 +97,18 @@ def test_team_marts_equal_their_oracles(results):
     )
     summary = duckrate.calibration_summary(pairs)
     assert summary.height == 2 and (summary["n"] > 0).all()
+
+
+def test_the_saved_state_holds_players_and_leagues_only_and_refuses_a_match_again():
+    """A team state does not grow with the matches (one row per player and league), and a match passed again
+    is refused as late, naming it."""
+    from duckrate.systems.saved_state import RebuildRequired
+
+    history = generate_team_matches(400, 50, seed=3, n_leagues=2)
+    system = SYSTEMS.get("plackett_luce")
+    _, state = system.with_state(history)
+    assert sorted(state["kind"].unique().to_list()) == ["league", "player"]
+    assert state.filter(pl.col("kind") == "player").height == history.select("league", "player").n_unique()
+    again = history.filter(pl.col("match_id") == 399)
+    with pytest.raises(RebuildRequired, match="match_id 399 arrived late"):
+        system.with_state(again, state=state)

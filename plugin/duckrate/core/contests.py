@@ -60,6 +60,9 @@ class PlayerRows:
     # reads them: each subclass names its event kind and key column and gives the four arrays below.
     event_kind: ClassVar[str] = ""
     event_key: ClassVar[str] = ""
+    # Whether the saved state keeps a row per replayed event (so a continuation passing one again says so);
+    # without them the state stays the size of the player table, and such an event is refused as late.
+    keeps_event_rows: ClassVar[bool] = True
 
     @property
     def event_first_rows(self) -> np.ndarray:

@@ -78,6 +78,7 @@ class PreparedTeams(PlayerRows):
 
     event_kind: ClassVar[str] = "match"
     event_key: ClassVar[str] = "match_id"
+    keeps_event_rows: ClassVar[bool] = False  # millions of matches: the state keeps its players and leagues only
 
     @property
     def n_teams(self) -> int:

@@ -7,9 +7,10 @@ The same table as the two-player replays (:data:`.saved_state.STATE_SCHEMA`), wi
   of its last event in replay order (``last_time_key`` and ``time_unit`` for ``played_at``,
   ``last_match_id`` for its ``contest_id`` or ``match_id`` as text); ``value`` empty;
 - ``player`` (one per league and player): ``value`` holds the player's row (its layout is the system's own);
-- one per replayed event, of kind ``contest`` or ``match`` (:attr:`~duckrate.core.contests.PlayerRows.event_kind`):
-  its ``seq``, ``last_time_key``/``time_unit`` (its ``played_at``) and ``last_match_id`` (its key), so an
-  event passed again is recognised.
+- for contests, one per replayed contest (kind ``contest``): its ``seq``, ``last_time_key``/``time_unit`` (its
+  ``played_at``) and ``last_match_id`` (its key), so a contest passed again is recognised as such. Team
+  matches keep no such rows (:attr:`~duckrate.core.contests.PlayerRows.keeps_event_rows`: a history of
+  millions of matches would make the state as long), so a match passed again is refused as late.
 
 Events are replayed in (``played_at``, key) order per league, so a continuation refuses
 (:class:`.saved_state.RebuildRequired`) an event not after the league's last saved one (a late arrival), an
@@ -166,12 +167,12 @@ def event_state_frame(
             pl.lit(params_json(params)).alias("params"),
         )
     )
-    new = pl.concat([conform_state(frame) for frame in (players, events, last)], how="vertical")
+    kept = (players, events, last) if prepared.keeps_event_rows else (players, last)
+    new = pl.concat([conform_state(frame) for frame in kept], how="vertical")
     if old is not None and old.height:
         keep_players, keep_leagues = untouched_rows(old, slots, list(set(names.to_list())))
-        new = pl.concat(
-            [new, keep_players, keep_leagues, old.filter(pl.col("kind") == prepared.event_kind)], how="vertical"
-        )
+        old_events = old.filter(pl.col("kind") == prepared.event_kind)
+        new = pl.concat([new, keep_players, keep_leagues, old_events], how="vertical")
     return with_player_counts(new).sort(STATE_ORDER, nulls_last=True)
 
 
