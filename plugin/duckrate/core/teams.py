@@ -227,13 +227,13 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
             neither &= np.isnan(values)
     if neither.any():
         row = int(np.flatnonzero(neither)[0])
-        named = "rank" if rank is not None else "score"
+        column = "rank" if rank is not None else "score"
         expected = (
             "a rank or a score on every row"
             if rank is not None and score is not None
-            else f"a non-NULL {named} on every row"
+            else f"a non-NULL {column} on every row"
         )
-        _fail(columns, table, named, row, None, expected)
+        _fail(columns, table, column, row, None, expected)
 
     match_code = _sorted_codes(match)
     team_code = _sorted_codes(team)
@@ -273,10 +273,15 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
             columns["team"][row].as_py(),
             "at least two teams per match (the match has one)",
         )
-    for name, found in (("rank", problems.partial_rank), ("score", problems.partial_score)):
-        if found is not None:
+    for name, mixed_row in (("rank", problems.mixed_row_rank), ("score", problems.mixed_row_score)):
+        if mixed_row is not None:
             _fail(
-                columns, table, name, found, None, f"a {name} on every row of a match or on none (the match mixes them)"
+                columns,
+                table,
+                name,
+                partial,
+                None,
+                f"a {name} on every row of a match or on none (the match mixes them)",
             )
     if problems.rank_score_disagree is not None:
         row = problems.rank_score_disagree
