@@ -273,7 +273,7 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
             columns["team"][row].as_py(),
             "at least two teams per match (the match has one)",
         )
-    for name, mixed_row in (("rank", problems.mixed_row_rank), ("score", problems.mixed_row_score)):
+    for name, mixed_row in (("rank", problems.partial_rank), ("score", problems.partial_score)):
         if mixed_row is not None:
             _fail(
                 columns,
