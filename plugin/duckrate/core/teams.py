@@ -279,7 +279,7 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
                 columns,
                 table,
                 name,
-                partial,
+                mixed_row,
                 None,
                 f"a {name} on every row of a match or on none (the match mixes them)",
             )
