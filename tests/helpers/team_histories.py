@@ -53,13 +53,30 @@ def random_team_history(
     return frame.drop("rank") if scores else frame
 
 
-def matches_in_replay_order(replay: pl.DataFrame) -> list[pl.DataFrame]:
-    """A team replay's rows, one frame per match in replay order, its teams best first (the order the
-    replay rates them in)."""
+def matches_in_replay_order(replay: pl.DataFrame) -> list[dict[str, list[list]]]:
+    """A team replay's rows, one match at a time in replay order: each match a dict from column to one list per
+    team, teams best first (the order the replay rates them in), players as the replay orders them. Plain
+    Python lists, so a peer's loop over 10,000 matches spends its time in the peer."""
     ordered = replay.sort(["league", "seq", "rank", "team", "player"], nulls_last=True)
-    return [part for _, part in ordered.group_by(["league", "seq"], maintain_order=True)]
+    columns = ordered.to_dict(as_series=False)
+    names = list(columns)
+    matches: list[dict[str, list[list]]] = []
+    previous_match = previous_team = None
+    for i in range(ordered.height):
+        match_key = (columns["league"][i], columns["seq"][i])
+        if match_key != previous_match:
+            matches.append({name: [] for name in names})
+            previous_match, previous_team = match_key, None
+        match = matches[-1]
+        if columns["team"][i] != previous_team:
+            for name in names:
+                match[name].append([])
+            previous_team = columns["team"][i]
+        for name in names:
+            match[name][-1].append(columns[name][i])
+    return matches
 
 
-def team_lists(match: pl.DataFrame, column: str) -> list[list]:
+def team_lists(match: dict[str, list[list]], column: str) -> list[list]:
     """``column`` of a match's rows as one list per team, teams in the match's order."""
-    return [part[column].to_list() for _, part in match.group_by("team", maintain_order=True)]
+    return match[column]

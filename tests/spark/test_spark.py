@@ -166,10 +166,15 @@ def test_contest_replay_equals_the_duckdb_path(spark, con, chunk_size):
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
 
 
-@pytest.mark.parametrize("system", [system.name for system in team_systems()])
+# a Weng-Lin model and TrueSkill: the other Weng-Lin models differ from the first only in their kernel, which
+# runs as on one machine (each case is a Spark job of about 12 s)
+TEAM_CASES = [team_systems()[0].name, team_systems()[-1].name]
+
+
+@pytest.mark.parametrize("system", TEAM_CASES)
 def test_team_replay_equals_the_duckdb_path(spark, con, system):
-    """Every team system over team results (2-4 teams of 1-3 players, partial play, two leagues), in slices
-    of 120 rows that never split a match: rows and state as the macros'."""
+    """Team systems over team results (2-4 teams of 1-3 players, partial play, two leagues), in slices of 120
+    rows that never split a match: rows and state as the macros'."""
     results = generate_team_matches(
         40, 40, seed=9, n_leagues=2, teams_per_match=(2, 4), team_size=(1, 3), partial_play_rate=0.2
     )

@@ -52,21 +52,19 @@ def _peer(name: str, params: dict):
 def _check_against_peer(name: str, params: dict, history, replay) -> None:
     model = _peer(name, params)
     ratings: dict = {}
-    scores = history.select("match_id", "team", "score").unique() if "score" in history.columns else None
+    scores = None
+    if "score" in history.columns:
+        scores = {(m, t): v for m, t, v in history.select("match_id", "team", "score").unique().iter_rows()}
     for match in matches_in_replay_order(replay):
         players = team_lists(match, "player")
         teams = [[ratings.get(p) or model.rating() for p in team] for team in players]
         wins = model.predict_win(teams)
         draw = model.predict_draw(teams)
         ranks = [rank for rank, _ in model.predict_rank(teams)]
+        match_id = match["match_id"][0][0]
         kwargs: dict = {}
         if scores is not None:
-            keyed = (
-                match.select("match_id", "team")
-                .unique(maintain_order=True)
-                .join(scores, on=["match_id", "team"], maintain_order="left")
-            )
-            kwargs["scores"] = keyed["score"].to_list()
+            kwargs["scores"] = [scores[(match_id, team[0])] for team in team_lists(match, "team")]
         else:
             kwargs["ranks"] = [team[0] for team in team_lists(match, "rank")]
         weights = team_lists(match, "weight")
@@ -75,15 +73,14 @@ def _check_against_peer(name: str, params: dict, history, replay) -> None:
         before = [[(r.mu, r.sigma) for r in team] for team in teams]
         rated = model.rate(teams, **kwargs)
         for t, team in enumerate(players):
-            rows = match.filter(match["team"] == match["team"].unique(maintain_order=True)[t])
-            assert rows["p_team_win"][0] == pytest.approx(wins[t], abs=TOLERANCE), (name, match["match_id"][0])
-            assert rows["predicted_rank"][0] == ranks[t]
-            assert rows["p_draw"][0] == pytest.approx(draw, abs=TOLERANCE)
+            assert match["p_team_win"][t][0] == pytest.approx(wins[t], abs=TOLERANCE), (name, match_id)
+            assert match["predicted_rank"][t][0] == ranks[t]
+            assert match["p_draw"][t][0] == pytest.approx(draw, abs=TOLERANCE)
             for i, player in enumerate(team):
-                assert rows["rating_before"][i] == pytest.approx(before[t][i][0], abs=TOLERANCE)
-                assert rows["sd_before"][i] == pytest.approx(before[t][i][1], abs=TOLERANCE)
-                assert rows["rating_after"][i] == pytest.approx(rated[t][i].mu, abs=TOLERANCE), (name, player)
-                assert rows["sd_after"][i] == pytest.approx(rated[t][i].sigma, abs=TOLERANCE), (name, player)
+                assert match["rating_before"][t][i] == pytest.approx(before[t][i][0], abs=TOLERANCE)
+                assert match["sd_before"][t][i] == pytest.approx(before[t][i][1], abs=TOLERANCE)
+                assert match["rating_after"][t][i] == pytest.approx(rated[t][i].mu, abs=TOLERANCE), (name, player)
+                assert match["sd_after"][t][i] == pytest.approx(rated[t][i].sigma, abs=TOLERANCE), (name, player)
                 ratings[player] = rated[t][i]
 
 
