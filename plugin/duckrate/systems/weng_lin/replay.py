@@ -12,6 +12,7 @@ without weights.
 
 from __future__ import annotations
 
+import inspect
 import math
 
 import numpy as np
@@ -219,123 +220,40 @@ _EPSILON_DOC = "\n    epsilon : the draw margin of the Thurstone-Mosteller model
 _WINDOW_DOC = "\n    window_size : each team is compared with the teams this many ranks around it (4)."
 
 
-def _replay(system: TeamSystem, results, priors, state, chunk_size, params: dict):
-    return system.with_state(results, state, priors, chunk_size, want_state=False, **params)[0]
+def _python_function(system: TeamSystem, title: str, extra: str = ""):
+    """``duckrate.<system>(results, <parameters>, priors=None, state=None, chunk_size=None)``: the replay rows
+    of a ``team_results`` frame, its signature (names and defaults) the system's parameter list."""
 
+    def replay(results: pl.DataFrame, *args, priors=None, state=None, chunk_size=None, **params) -> pl.DataFrame:
+        names = [p.name for p in system.parameters]
+        if len(args) > len(names):
+            raise TypeError(f"{system.name}() takes at most {len(names) + 1} positional arguments")
+        given = {**dict(zip(names, args)), **params}
+        return system.with_state(results, state, priors, chunk_size, want_state=False, **given)[0]
 
-def plackett_luce(
-    results: pl.DataFrame,
-    mu: float = MU.default,
-    sigma: float = SIGMA.default,
-    beta: float = BETA.default,
-    kappa: float = KAPPA.default,
-    tau: float = TAU.default,
-    limit_sigma: bool = False,
-    balance: bool = False,
-    margin: float = MARGIN.default,
-    weight_min: float | None = WEIGHT_MIN.default,
-    weight_max: float | None = WEIGHT_MAX.default,
-    priors: pl.DataFrame | None = None,
-    state: pl.DataFrame | None = None,
-    chunk_size: int | None = None,
-) -> pl.DataFrame:
-    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
-    return _replay(PLACKETT_LUCE, results, priors, state, chunk_size, params)
-
-
-def bradley_terry_full(
-    results: pl.DataFrame,
-    mu: float = MU.default,
-    sigma: float = SIGMA.default,
-    beta: float = BETA.default,
-    kappa: float = KAPPA.default,
-    tau: float = TAU.default,
-    limit_sigma: bool = False,
-    balance: bool = False,
-    margin: float = MARGIN.default,
-    weight_min: float | None = WEIGHT_MIN.default,
-    weight_max: float | None = WEIGHT_MAX.default,
-    priors: pl.DataFrame | None = None,
-    state: pl.DataFrame | None = None,
-    chunk_size: int | None = None,
-) -> pl.DataFrame:
-    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
-    return _replay(BRADLEY_TERRY_FULL, results, priors, state, chunk_size, params)
-
-
-def bradley_terry_part(
-    results: pl.DataFrame,
-    mu: float = MU.default,
-    sigma: float = SIGMA.default,
-    beta: float = BETA.default,
-    kappa: float = KAPPA.default,
-    window_size: int = WINDOW_SIZE.default,
-    tau: float = TAU.default,
-    limit_sigma: bool = False,
-    balance: bool = False,
-    margin: float = MARGIN.default,
-    weight_min: float | None = WEIGHT_MIN.default,
-    weight_max: float | None = WEIGHT_MAX.default,
-    priors: pl.DataFrame | None = None,
-    state: pl.DataFrame | None = None,
-    chunk_size: int | None = None,
-) -> pl.DataFrame:
-    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
-    return _replay(BRADLEY_TERRY_PART, results, priors, state, chunk_size, params)
-
-
-def thurstone_mosteller_full(
-    results: pl.DataFrame,
-    mu: float = MU.default,
-    sigma: float = SIGMA.default,
-    beta: float = BETA.default,
-    kappa: float = KAPPA.default,
-    epsilon: float = EPSILON.default,
-    tau: float = TAU.default,
-    limit_sigma: bool = False,
-    balance: bool = False,
-    margin: float = MARGIN.default,
-    weight_min: float | None = WEIGHT_MIN.default,
-    weight_max: float | None = WEIGHT_MAX.default,
-    priors: pl.DataFrame | None = None,
-    state: pl.DataFrame | None = None,
-    chunk_size: int | None = None,
-) -> pl.DataFrame:
-    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
-    return _replay(THURSTONE_MOSTELLER_FULL, results, priors, state, chunk_size, params)
-
-
-def thurstone_mosteller_part(
-    results: pl.DataFrame,
-    mu: float = MU.default,
-    sigma: float = SIGMA.default,
-    beta: float = BETA.default,
-    kappa: float = KAPPA.default,
-    epsilon: float = EPSILON.default,
-    window_size: int = WINDOW_SIZE.default,
-    tau: float = TAU.default,
-    limit_sigma: bool = False,
-    balance: bool = False,
-    margin: float = MARGIN.default,
-    weight_min: float | None = WEIGHT_MIN.default,
-    weight_max: float | None = WEIGHT_MAX.default,
-    priors: pl.DataFrame | None = None,
-    state: pl.DataFrame | None = None,
-    chunk_size: int | None = None,
-) -> pl.DataFrame:
-    params = {k: v for k, v in locals().items() if k not in ("results", "priors", "state", "chunk_size")}
-    return _replay(THURSTONE_MOSTELLER_PART, results, priors, state, chunk_size, params)
-
-
-def _document(function, title: str, extra: str = "") -> None:
-    function.__doc__ = (
+    keyword = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    replay.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [
+            inspect.Parameter("results", keyword, annotation=pl.DataFrame),
+            *(inspect.Parameter(p.name, keyword, default=p.default) for p in system.parameters),
+            *(inspect.Parameter(name, keyword, default=None) for name in ("priors", "state", "chunk_size")),
+        ],
+        return_annotation=pl.DataFrame,
+    )
+    replay.__name__ = replay.__qualname__ = system.name
+    replay.__doc__ = (
         f"Weng-Lin {title} over a ``team_results`` table (see :mod:`duckrate.systems.weng_lin.replay`).\n"
         + _PARAMETER_DOCS.format(extra=extra)
     )
+    return replay
 
 
-_document(plackett_luce, "Plackett-Luce")
-_document(bradley_terry_full, "Bradley-Terry (full pairing)")
-_document(bradley_terry_part, "Bradley-Terry (partial pairing)", _WINDOW_DOC)
-_document(thurstone_mosteller_full, "Thurstone-Mosteller (full pairing)", _EPSILON_DOC)
-_document(thurstone_mosteller_part, "Thurstone-Mosteller (partial pairing)", _EPSILON_DOC + _WINDOW_DOC)
+plackett_luce = _python_function(PLACKETT_LUCE, "Plackett-Luce")
+bradley_terry_full = _python_function(BRADLEY_TERRY_FULL, "Bradley-Terry (full pairing)")
+bradley_terry_part = _python_function(BRADLEY_TERRY_PART, "Bradley-Terry (partial pairing)", _WINDOW_DOC)
+thurstone_mosteller_full = _python_function(
+    THURSTONE_MOSTELLER_FULL, "Thurstone-Mosteller (full pairing)", _EPSILON_DOC
+)
+thurstone_mosteller_part = _python_function(
+    THURSTONE_MOSTELLER_PART, "Thurstone-Mosteller (partial pairing)", _EPSILON_DOC + _WINDOW_DOC
+)
