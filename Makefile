@@ -38,7 +38,7 @@ test: $(VENV)/.installed browser java
 	$(PY) -m pytest -q -n auto --dist loadfile
 
 # The quick tier while working: every test but those marked dbt, spark, browser, network or slow (pytest marks,
-# pyproject.toml), on every core as make test; under 90 s on 2 cores with a warm numba cache.
+# pyproject.toml), on every core as make test; about 2 minutes on 2 cores with a warm numba cache (111 s measured).
 FAST := not (dbt or spark or browser or network or slow)
 test-fast: $(VENV)/.installed
 	$(PY) -m pytest -q -n auto --dist loadfile -m "$(FAST)"

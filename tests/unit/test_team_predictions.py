@@ -101,11 +101,18 @@ def _brute_force_spread(predict, players: list[str], n_teams: int) -> float:
 
 
 def test_balance_teams_is_the_best_split(history):
-    replay, state = SYSTEMS.get("plackett_luce").with_state(history)
+    system = SYSTEMS.get("plackett_luce")
+    replay, state = system.with_state(history)
     players = ["p001", "p002", "p003", "p007", "p011", "p020", "p025"]
+    rated = _latest(replay)
+    params = system.resolve({})
 
-    def spread(teams):
-        wins = duckrate.predict_win(state, teams)["p_win"]
+    def spread(teams):  # the system's own forecast, called directly: 5,040 orders
+        flat = [p for team in teams for p in team]
+        mu = np.array([rated[p][0] for p in flat])
+        sigma = np.array([rated[p][1] for p in flat])
+        bounds = np.cumsum([0, *(len(team) for team in teams)]).astype(np.int64)
+        wins = system.predict(params, mu, sigma, bounds, np.ones(len(flat)))[0]
         return wins.max() - wins.min()
 
     for n_teams in (2, 3):
