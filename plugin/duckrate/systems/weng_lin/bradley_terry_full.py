@@ -23,10 +23,7 @@ from duckrate.core.jit import kernel
 from duckrate.systems.weng_lin.common import (
     S_BETA,
     S_MARGIN,
-    finish_match,
     margin_factor,
-    prepare_match,
-    sorted_teams,
     square,
 )
 
@@ -62,33 +59,3 @@ def bradley_terry_full_terms(settings, rank, score, has_score, team_mu, team_sig
             omega[i] += d_omega
             delta[i] += d_delta
     return omega, delta
-
-
-@kernel
-def rate_bradley_terry_full(
-    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-):
-    """One match under Bradley-Terry full pairing (arguments as
-    :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
-    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
-        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
-    )
-    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
-    omega, delta = bradley_terry_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
-    finish_match(
-        settings,
-        mu,
-        sigma,
-        sigma_tau,
-        weights,
-        team_bounds,
-        order,
-        rank,
-        team_sigma_sq,
-        omega,
-        delta,
-        False,
-        True,
-        out_mu,
-        out_sigma,
-    )

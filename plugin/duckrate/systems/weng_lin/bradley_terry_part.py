@@ -14,7 +14,7 @@ import numpy as np
 
 from duckrate.core.jit import kernel
 from duckrate.systems.weng_lin.bradley_terry_full import bradley_terry_pair
-from duckrate.systems.weng_lin.common import finish_match, prepare_match, setting_window, sorted_teams
+from duckrate.systems.weng_lin.common import setting_window
 
 
 @kernel
@@ -39,33 +39,3 @@ def bradley_terry_part_terms(settings, rank, score, has_score, team_mu, team_sig
             omega[i] = omega_sum / comparisons
             delta[i] = delta_sum / comparisons
     return omega, delta
-
-
-@kernel
-def rate_bradley_terry_part(
-    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-):
-    """One match under Bradley-Terry partial pairing (arguments as
-    :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
-    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
-        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
-    )
-    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
-    omega, delta = bradley_terry_part_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
-    finish_match(
-        settings,
-        mu,
-        sigma,
-        sigma_tau,
-        weights,
-        team_bounds,
-        order,
-        rank,
-        team_sigma_sq,
-        omega,
-        delta,
-        False,
-        False,
-        out_mu,
-        out_sigma,
-    )

@@ -25,9 +25,6 @@ from duckrate.core.jit import kernel
 from duckrate.systems.weng_lin.common import (
     S_BETA,
     S_MARGIN,
-    finish_match,
-    prepare_match,
-    sorted_teams,
     square,
 )
 
@@ -93,32 +90,3 @@ def plackett_luce_terms(settings, rank, score, has_score, team_mu, team_sigma_sq
         omega[i] = om
         delta[i] = de * gamma
     return omega, delta
-
-
-@kernel
-def rate_plackett_luce(
-    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-):
-    """One match under Plackett-Luce (arguments as :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
-    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
-        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
-    )
-    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
-    omega, delta = plackett_luce_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
-    finish_match(
-        settings,
-        mu,
-        sigma,
-        sigma_tau,
-        weights,
-        team_bounds,
-        order,
-        rank,
-        team_sigma_sq,
-        omega,
-        delta,
-        False,
-        True,
-        out_mu,
-        out_sigma,
-    )

@@ -3,17 +3,21 @@
 from __future__ import annotations
 
 from duckrate.core.jit import kernel
-from duckrate.systems.weng_lin.bradley_terry_full import rate_bradley_terry_full
-from duckrate.systems.weng_lin.bradley_terry_part import rate_bradley_terry_part
+from duckrate.systems.weng_lin.bradley_terry_full import bradley_terry_full_terms
+from duckrate.systems.weng_lin.bradley_terry_part import bradley_terry_part_terms
 from duckrate.systems.weng_lin.common import (
     BRADLEY_TERRY_FULL,
     BRADLEY_TERRY_PART,
     PLACKETT_LUCE,
     THURSTONE_MOSTELLER_FULL,
+    THURSTONE_MOSTELLER_PART,
+    finish_match,
+    prepare_match,
+    sorted_teams,
 )
-from duckrate.systems.weng_lin.plackett_luce import rate_plackett_luce
-from duckrate.systems.weng_lin.thurstone_mosteller_full import rate_thurstone_mosteller_full
-from duckrate.systems.weng_lin.thurstone_mosteller_part import rate_thurstone_mosteller_part
+from duckrate.systems.weng_lin.plackett_luce import plackett_luce_terms
+from duckrate.systems.weng_lin.thurstone_mosteller_full import thurstone_mosteller_full_terms
+from duckrate.systems.weng_lin.thurstone_mosteller_part import thurstone_mosteller_part_terms
 
 
 @kernel
@@ -32,23 +36,38 @@ def rate_match(
     ``use_weights`` (openskill's ``weights=``, normalised per team to the weight bounds unless they are NaN).
     Teams may come in any order (openskill sorts them by rank, stably, and so does this). Inputs are not
     validated: at least two teams of at least one player each, as openskill requires."""
+    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
+        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
+    )
+    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
+    # each model's Ω and Δ per team; as openskill: Thurstone-Mosteller partial tests Ω > 0 (strict) where the
+    # others test Ω >= 0, and the partial-pairing models skip the averaging of tied teams
     if model == PLACKETT_LUCE:
-        rate_plackett_luce(
-            settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-        )
+        omega, delta = plackett_luce_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
     elif model == BRADLEY_TERRY_FULL:
-        rate_bradley_terry_full(
-            settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-        )
+        omega, delta = bradley_terry_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
     elif model == BRADLEY_TERRY_PART:
-        rate_bradley_terry_part(
-            settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-        )
+        omega, delta = bradley_terry_part_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
     elif model == THURSTONE_MOSTELLER_FULL:
-        rate_thurstone_mosteller_full(
-            settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-        )
+        omega, delta = thurstone_mosteller_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
     else:
-        rate_thurstone_mosteller_part(
-            settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-        )
+        omega, delta = thurstone_mosteller_part_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+    strict = model == THURSTONE_MOSTELLER_PART
+    average = model != BRADLEY_TERRY_PART and model != THURSTONE_MOSTELLER_PART
+    finish_match(
+        settings,
+        mu,
+        sigma,
+        sigma_tau,
+        weights,
+        team_bounds,
+        order,
+        rank,
+        team_sigma_sq,
+        omega,
+        delta,
+        strict,
+        average,
+        out_mu,
+        out_sigma,
+    )

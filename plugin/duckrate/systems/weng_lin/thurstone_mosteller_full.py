@@ -30,11 +30,8 @@ from duckrate.core.jit import kernel
 from duckrate.systems.weng_lin.common import (
     S_BETA,
     S_MARGIN,
-    finish_match,
     margin_factor,
-    prepare_match,
     setting_epsilon,
-    sorted_teams,
     square,
     v,
     vt,
@@ -82,33 +79,3 @@ def thurstone_mosteller_full_terms(settings, rank, score, has_score, team_mu, te
             omega[i] += d_omega
             delta[i] += d_delta
     return omega, delta
-
-
-@kernel
-def rate_thurstone_mosteller_full(
-    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-):
-    """One match under Thurstone-Mosteller full pairing (arguments as
-    :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
-    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
-        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
-    )
-    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
-    omega, delta = thurstone_mosteller_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
-    finish_match(
-        settings,
-        mu,
-        sigma,
-        sigma_tau,
-        weights,
-        team_bounds,
-        order,
-        rank,
-        team_sigma_sq,
-        omega,
-        delta,
-        False,
-        True,
-        out_mu,
-        out_sigma,
-    )

@@ -15,7 +15,7 @@ from __future__ import annotations
 import numpy as np
 
 from duckrate.core.jit import kernel
-from duckrate.systems.weng_lin.common import finish_match, prepare_match, setting_window, sorted_teams
+from duckrate.systems.weng_lin.common import setting_window
 from duckrate.systems.weng_lin.thurstone_mosteller_full import thurstone_mosteller_pair
 
 
@@ -43,33 +43,3 @@ def thurstone_mosteller_part_terms(settings, rank, score, has_score, team_mu, te
             omega[i] = omega_sum / comparisons
             delta[i] = delta_sum / comparisons
     return omega, delta
-
-
-@kernel
-def rate_thurstone_mosteller_part(
-    settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights, out_mu, out_sigma
-):
-    """One match under Thurstone-Mosteller partial pairing (arguments as
-    :func:`duckrate.systems.weng_lin.rate.rate_match`)."""
-    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
-        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
-    )
-    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
-    omega, delta = thurstone_mosteller_part_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
-    finish_match(
-        settings,
-        mu,
-        sigma,
-        sigma_tau,
-        weights,
-        team_bounds,
-        order,
-        rank,
-        team_sigma_sq,
-        omega,
-        delta,
-        True,
-        False,
-        out_mu,
-        out_sigma,
-    )
