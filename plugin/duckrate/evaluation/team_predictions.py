@@ -188,7 +188,7 @@ class _Match:
         self.weight = np.ones(len(flat))
 
 
-def _setup(ratings: pl.DataFrame, teams, system, league, given: dict, caller: str):
+def _setup(ratings: pl.DataFrame, system, league, given: dict, caller: str):
     rows = rated_rows(ratings, caller)
     entry = _system(rows, system, caller)
     params = _parameters(rows, entry, given, caller)
@@ -197,7 +197,7 @@ def _setup(ratings: pl.DataFrame, teams, system, league, given: dict, caller: st
 
 def _forecast(ratings, teams, system, league, given, caller):
     checked = _teams(teams, caller)
-    entry, params, rated = _setup(ratings, checked, system, league, given, caller)
+    entry, params, rated = _setup(ratings, system, league, given, caller)
     match = _Match(checked, rated, params)
     p_win, ranks, p_draw = entry.predict(params, match.mu, match.sigma, match.bounds, match.weight)
     frame = pl.DataFrame(
@@ -325,7 +325,7 @@ def balance_teams(
         raise DuckrateInputError(
             f"{caller}: n_teams = {n_teams!r}; expected a whole number from 2 to the number of players ({len(names)})"
         )
-    entry, params_used, rated = _setup(ratings, None, system, league, params, caller)
+    entry, params_used, rated = _setup(ratings, system, league, params, caller)
     sizes = sorted(_sizes(len(names), n_teams), reverse=True)
     search = len(names) <= EXACT_UP_TO if exact is None else exact
     ordered = sorted(names)
