@@ -31,7 +31,18 @@ from duckrate.systems.weng_lin import (
     rate_match,
     settings_array,
 )
-from duckrate.systems.weng_lin.common import phi_major, phi_major_inverse, phi_minor, v, vt, w, wt
+from duckrate.systems.weng_lin.common import (
+    phi_major,
+    phi_major_inverse,
+    phi_minor,
+    square,
+    v,
+    v_and_w,
+    vt,
+    vt_and_wt,
+    w,
+    wt,
+)
 
 openskill = pytest.importorskip("openskill")
 from openskill.models import (  # noqa: E402
@@ -254,6 +265,28 @@ def test_short_settings_array_uses_openskill_defaults_for_epsilon_and_window():
         assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
 
 
+def test_square_equals_the_c_library_pow_bit_for_bit():
+    """square()'s fast path (the product when its error is far from half an ulp) returns what pow(x, 2)
+    returns, on values where the product and pow differ too."""
+    rng = np.random.default_rng(11)
+    xs = np.concatenate(
+        [
+            rng.uniform(0.0, 30.0, 200_000),
+            rng.normal(0.0, 1.0, 200_000),
+            np.exp(rng.uniform(-330.0, 330.0, 100_000)),
+            -rng.uniform(0.0, 10.0, 50_000),
+        ]
+    )
+    differ = 0
+    for x in xs.tolist():
+        assert square(x) == x**2
+        differ += x * x != x**2
+    assert differ > 50  # the sample holds values where the rounded product is not pow's answer
+    for x in (0.0, -0.0, 5e-324, 1e-160, 1e154, 1.3e154, 2.0**-511, 2.0**511, math.inf, -math.inf):
+        assert square(x) == x**2
+    assert math.isnan(square(math.nan))
+
+
 def test_normal_helpers_equal_openskill_bit_for_bit():
     rng = np.random.default_rng(3)
     xs = np.concatenate([rng.normal(0, 4, 3000), rng.uniform(-40, 40, 3000)])
@@ -265,6 +298,13 @@ def test_normal_helpers_equal_openskill_bit_for_bit():
         assert w(x, t) == openskill_common.w(x, t)
         assert vt(x, t) == openskill_common.vt(x, t)
         assert wt(x, t) == openskill_common.wt(x, t)
+        # the kernels' one-pass forms give the same bits
+        assert v_and_w(x, t) == (v(x, t), w(x, t))
+        assert vt_and_wt(x, t) == (vt(x, t), wt(x, t))
+    # the branches of the guards: tails where Φ or the draw interval vanish
+    for x, t in ((-40.0, 0.1), (40.0, 0.1), (-9.0, 0.0), (9.0, 1e-9), (0.0, 0.0), (-38.0, 30.0)):
+        assert v_and_w(x, t) == (v(x, t), w(x, t))
+        assert vt_and_wt(x, t) == (vt(x, t), wt(x, t))
     ps = np.concatenate([rng.uniform(0, 1, 3000), 0.5 + rng.uniform(0, 0.5, 300) ** 8, rng.uniform(0, 1, 300) ** 30])
     for p in ps.tolist():
         if 0.0 < p < 1.0:

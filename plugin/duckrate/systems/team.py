@@ -139,6 +139,12 @@ class TeamMatches:
             self.slot,
         )
 
+    def largest(self) -> tuple[int, int]:
+        """The most players and the most teams of one match."""
+        if len(self.match_teams) < 2:
+            return 0, 0
+        return int(np.diff(self.team_start[self.match_teams]).max()), int(np.diff(self.match_teams).max())
+
     @classmethod
     def of(cls, prepared: PreparedTeams) -> TeamMatches:
         wave_start, wave_matches = match_waves(

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
-from duckrate.core.jit import kernel
+from duckrate.core.jit import inlined_kernel, kernel
 
 #: Waves with at least this many matches are split between threads.
 PARALLEL_FROM = 256
@@ -56,30 +56,42 @@ def match_waves(order, team_start, match_teams, slot, n_states) -> tuple[np.ndar
     return wave_start, wave_matches
 
 
-@kernel
-def gather_match(m, order, team_start, match_teams, slot, weight, mu, sigma):
-    """Match ``m``'s rows in replay order (teams best first, each team's players together): ``(rows, mu,
-    sigma, weight, team_bounds)``, the input row, rating, sd and weight of each, and each team's offsets."""
+@inlined_kernel
+def gather_match(
+    m, order, team_start, match_teams, slot, weight, mu, sigma, rows, local_mu, local_sigma, local_weight, bounds
+):
+    """Match ``m``'s rows in replay order (teams best first, each team's players together) into ``rows``,
+    ``local_mu``, ``local_sigma``, ``local_weight`` (the input row, rating, sd and weight of each; one entry
+    per row of the match) and each team's offsets into ``bounds`` (one more entry than teams)."""
     t0, t1 = match_teams[m], match_teams[m + 1]
-    first, stop = team_start[t0], team_start[t1]
-    n = stop - first
-    rows = np.empty(n, dtype=np.int64)
-    local_mu = np.empty(n)
-    local_sigma = np.empty(n)
-    local_weight = np.empty(n)
-    for i in range(n):
+    first = team_start[t0]
+    for i in range(team_start[t1] - first):
         row = order[first + i]
         rows[i] = row
         local_mu[i] = mu[slot[row]]
         local_sigma[i] = sigma[slot[row]]
         local_weight[i] = weight[row]
-    bounds = np.empty(t1 - t0 + 1, dtype=np.int64)
     for t in range(t0, t1 + 1):
         bounds[t - t0] = team_start[t] - first
-    return rows, local_mu, local_sigma, local_weight, bounds
 
 
 @kernel
+def gathered_match(m, order, team_start, match_teams, slot, weight, mu, sigma):
+    """:func:`gather_match` into new arrays: ``(rows, local_mu, local_sigma, local_weight, bounds)``."""
+    t0, t1 = match_teams[m], match_teams[m + 1]
+    n = team_start[t1] - team_start[t0]
+    rows = np.empty(n, dtype=np.int64)
+    local_mu = np.empty(n)
+    local_sigma = np.empty(n)
+    local_weight = np.empty(n)
+    bounds = np.empty(t1 - t0 + 1, dtype=np.int64)
+    gather_match(
+        m, order, team_start, match_teams, slot, weight, mu, sigma, rows, local_mu, local_sigma, local_weight, bounds
+    )
+    return rows, local_mu, local_sigma, local_weight, bounds
+
+
+@inlined_kernel
 def uses_weights(weight):
     """Whether a match is rated with weights: some player took part for less than the whole match."""
     for value in weight:  # noqa: SIM110  (a loop numba compiles)
@@ -88,7 +100,7 @@ def uses_weights(weight):
     return False
 
 
-@kernel
+@inlined_kernel
 def write_match(
     rows, bounds, before_mu, before_sigma, after_mu, after_sigma, p_win, ranks, p_draw, slot, mu, sigma, outputs
 ):

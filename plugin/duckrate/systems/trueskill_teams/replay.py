@@ -17,7 +17,7 @@ from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
-from duckrate.systems.team_batches import gather_match, rate_in_waves, write_match
+from duckrate.systems.team_batches import gathered_match, rate_in_waves, write_match
 from duckrate.systems.trueskill_teams.factor_graph import rate_match, settings_array
 from duckrate.systems.trueskill_teams.forecast import predict_match, predicted_ranks
 
@@ -40,7 +40,7 @@ def model_settings(params: dict) -> np.ndarray:
 @kernel
 def _rate_one(m, settings, matches, mu, sigma, outputs):
     wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
-    rows, local_mu, local_sigma, local_weight, bounds = gather_match(
+    rows, local_mu, local_sigma, local_weight, bounds = gathered_match(
         m, order, team_start, match_teams, slot, weight, mu, sigma
     )
     t0, t1 = match_teams[m], match_teams[m + 1]

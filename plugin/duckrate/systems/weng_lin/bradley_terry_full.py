@@ -17,18 +17,17 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from duckrate.core.jit import kernel
+from duckrate.core.jit import inlined_kernel
 from duckrate.systems.weng_lin.common import (
     S_BETA,
     S_MARGIN,
     margin_factor,
     square,
+    zeroed_terms,
 )
 
 
-@kernel
+@inlined_kernel
 def bradley_terry_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq):
     """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 1)."""
     beta_squared = square(settings[S_BETA])
@@ -45,12 +44,11 @@ def bradley_terry_pair(settings, i, q, rank, score, has_score, team_mu, team_sig
     return sigma_sq_to_c * (s - p_iq), gamma * sigma_sq_to_c / c_iq * p_iq * (1.0 - p_iq)
 
 
-@kernel
-def bradley_terry_full_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
-    """Ω and Δ of each team (arrays in sorted order, best first), summed over all other teams."""
+@inlined_kernel
+def bradley_terry_full_terms(scratch, settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (in sorted order, best first; views of ``scratch``), summed over all other teams."""
     n = rank.shape[0]
-    omega = np.zeros(n, dtype=np.float64)
-    delta = np.zeros(n, dtype=np.float64)
+    omega, delta = zeroed_terms(scratch, n)
     for i in range(n):
         for q in range(n):
             if q == i:

@@ -10,20 +10,17 @@ comparisons rather than sums. There is no tie averaging in this model.
 
 from __future__ import annotations
 
-import numpy as np
-
-from duckrate.core.jit import kernel
+from duckrate.core.jit import inlined_kernel
 from duckrate.systems.weng_lin.bradley_terry_full import bradley_terry_pair
-from duckrate.systems.weng_lin.common import setting_window
+from duckrate.systems.weng_lin.common import setting_window, zeroed_terms
 
 
-@kernel
-def bradley_terry_part_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
-    """Ω and Δ of each team (arrays in sorted order, best first), averaged over the window's pairs."""
+@inlined_kernel
+def bradley_terry_part_terms(scratch, settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (in sorted order, best first; views of ``scratch``), averaged over the window's pairs."""
     n = rank.shape[0]
     window = setting_window(settings)
-    omega = np.zeros(n, dtype=np.float64)
-    delta = np.zeros(n, dtype=np.float64)
+    omega, delta = zeroed_terms(scratch, n)
     for i in range(n):
         omega_sum = 0.0
         delta_sum = 0.0

@@ -70,7 +70,24 @@ from llvmlite import ir
 from numba.core import cgutils, types
 from numba.extending import intrinsic
 
-from duckrate.core.jit import kernel
+from duckrate.core.borrowed import borrowed_row
+from duckrate.core.jit import inlined_kernel, kernel
+from duckrate.systems.weng_lin.scratch import (
+    ROW_ORDER,
+    ROW_ORDINAL,
+    ROW_SIGMA_TAU,
+    ROW_WEIGHTS,
+    TEAM_DELTA,
+    TEAM_GIVEN_RANK,
+    TEAM_MU,
+    TEAM_MU_SORTED,
+    TEAM_OMEGA,
+    TEAM_ORDER,
+    TEAM_RANK,
+    TEAM_SCORE,
+    TEAM_SIGMA_SQ,
+    TEAM_SIGMA_SQ_SORTED,
+)
 
 # --------------------------------------------------------------------------------------------------
 # Model codes and the settings layout.
@@ -174,12 +191,62 @@ def _c_pow(typingctx, x, y):
     return signature, codegen
 
 
+@intrinsic
+def _fma(typingctx, x, y, z):
+    """x·y + z rounded once (LLVM's ``llvm.fma.f64``: exact whether or not the CPU has an FMA unit)."""
+    signature = types.float64(types.float64, types.float64, types.float64)
+
+    def codegen(context, builder, sig, args):
+        double = ir.DoubleType()
+        function = builder.module.declare_intrinsic("llvm.fma", [double], ir.FunctionType(double, [double] * 3))
+        return builder.call(function, args)
+
+    return signature, codegen
+
+
+@intrinsic
+def _bits(typingctx, x):
+    """The IEEE 754 bits of a float64 as an int64."""
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.IntType(64))
+
+    return types.int64(types.float64), codegen
+
+
+@intrinsic
+def _from_bits(typingctx, bits):
+    """The float64 with these IEEE 754 bits."""
+
+    def codegen(context, builder, sig, args):
+        return builder.bitcast(args[0], ir.DoubleType())
+
+    return types.float64(types.int64), codegen
+
+
+#: A product whose rounding error is below this share of its ulp is what ``pow(x, 2.0)`` returns too.
+SQUARE_SAFE_ULPS = 0.4
+_MANTISSA = (1 << 52) - 1
+
+
 @kernel
 def square(x):
     """x² as openskill's ``x**2`` computes it: mypyc compiles ``**`` to the C library's ``pow(x, 2.0)``
     (as CPython's float power does), which is not always the correctly rounded ``x * x`` (glibc differs in
     the last bit for about one value in a thousand). The Thurstone-Mosteller V and W amplify such a bit
-    when Φ is evaluated through ``1 + erf`` in the tail, so it matters for agreement."""
+    when Φ is evaluated through ``1 + erf`` in the tail, so it matters for agreement.
+
+    Fast path: the product p = x·x is correctly rounded and ``fma(x, x, -p)`` is its exact error. When that
+    error is below :data:`SQUARE_SAFE_ULPS` of p's ulp (p normal, not a power of two), every other double
+    is more than 0.6 ulp from x², so a ``pow`` accurate to 0.6 ulp (glibc's is to about 0.52) returns p
+    too; only the rest (about one product in five) calls ``pow``. The test suite checks the two agree."""
+    p = x * x
+    if 1e-290 < p < 1e300:
+        bits = _bits(p)
+        if bits & _MANTISSA != 0:
+            ulp = _from_bits(((bits >> 52) - 52) << 52)  # 2^(exponent - 52): p's ulp
+            if abs(_fma(x, x, -p)) < SQUARE_SAFE_ULPS * ulp:
+                return p
     return _c_pow(x, 2.0)
 
 
@@ -376,18 +443,43 @@ def wt(x, t):
     return ((t - xx) * phi_minor(t - xx) + (t + xx) * phi_minor(-t - xx)) / b + vt(x, t) * vt(x, t)
 
 
+@kernel
+def v_and_w(x, t):
+    """``(V(x, t), W(x, t))`` in one evaluation of Φ and φ, each equal to :func:`v` and :func:`w`."""
+    xt = x - t
+    denominator = phi_major(xt)
+    if denominator < _EPSILON:
+        return -xt, (1.0 if x < 0.0 else 0.0)
+    value = phi_minor(xt) / denominator
+    return value, value * (value + xt)
+
+
+@kernel
+def vt_and_wt(x, t):
+    """``(Ṽ(x, t), W̃(x, t))`` in one evaluation of Φ and φ, each equal to :func:`vt` and :func:`wt`."""
+    xx = abs(x)
+    b = phi_major(t - xx) - phi_major(-t - xx)
+    if b < 1e-5:
+        value = -x - t if x < 0.0 else -x + t
+    else:
+        a = phi_minor(-t - xx) - phi_minor(t - xx)
+        value = (-a if x < 0.0 else a) / b
+    if b < _EPSILON:
+        return value, 1.0
+    return value, ((t - xx) * phi_minor(t - xx) + (t + xx) * phi_minor(-t - xx)) / b + value * value
+
+
 # --------------------------------------------------------------------------------------------------
 # Team ratings, weights, ranks.
 
 
-@kernel
-def team_ratings(mu, sigma, team_bounds, balance, kappa, team_mu, team_sigma_sq):
+@inlined_kernel
+def team_ratings(mu, sigma, team_bounds, balance, kappa, team_mu, team_sigma_sq, order, ordinal):
     """Each team's θ = Σ b·μ and σ² = Σ (b·σ)² into team_mu, team_sigma_sq (openskill's
     ``_calculate_team_ratings``), summed over the players sorted by ordinal μ - 3σ, best first (stable),
-    as openskill sums. b = 1, or with ``balance`` b = 1 + (o_max - o)/(o_max + κ)."""
+    as openskill sums. b = 1, or with ``balance`` b = 1 + (o_max - o)/(o_max + κ). ``order`` (int64) and
+    ``ordinal`` (float64), one entry per row at least, are scratch."""
     n_teams = team_bounds.shape[0] - 1
-    order = np.empty(mu.shape[0], dtype=np.int64)
-    ordinal = np.empty(mu.shape[0], dtype=np.float64)
     for t in range(n_teams):
         lo = team_bounds[t]
         hi = team_bounds[t + 1]
@@ -414,7 +506,7 @@ def team_ratings(mu, sigma, team_bounds, balance, kappa, team_mu, team_sigma_sq)
         team_sigma_sq[t] = sigma_sq_sum
 
 
-@kernel
+@inlined_kernel
 def normalized_weights(weight, team_bounds, lo_bound, hi_bound, out):
     """openskill's per-team ``_normalize`` of the partial-play weights to [lo_bound, hi_bound]: a one-player
     team gets hi_bound; otherwise w ↦ (w - min)/range · (hi - lo) + lo with range = max - min, or 0.0001
@@ -446,33 +538,30 @@ def normalized_weights(weight, team_bounds, lo_bound, hi_bound, out):
             out[r] = ((weight[r] - w_min) / source_range) * target_range + lo_bound
 
 
-@kernel
-def competition_ranks(values):
-    """0-based competition ranks of ``values`` (smallest first; equal values share the rank of the first):
-    openskill's ``_calculate_rankings``."""
+@inlined_kernel
+def competition_ranks(values, out):
+    """0-based competition ranks of ``values`` (smallest first; equal values share the rank of the first)
+    into ``out``: openskill's ``_calculate_rankings``."""
     n = values.shape[0]
-    out = np.empty(n, dtype=np.float64)
     for i in range(n):
         below = 0
         for j in range(n):
             if values[j] < values[i]:
                 below += 1
         out[i] = below
-    return out
 
 
-@kernel
-def stable_order(keys):
-    """Indices sorting ``keys`` ascending, equal keys in their given order (Python's ``sorted``)."""
+@inlined_kernel
+def stable_order(keys, order):
+    """Indices sorting ``keys`` ascending, equal keys in their given order (Python's ``sorted``), into
+    ``order``."""
     n = keys.shape[0]
-    order = np.empty(n, dtype=np.int64)
     for i in range(n):
         k = i
         while k > 0 and keys[order[k - 1]] > keys[i]:
             order[k] = order[k - 1]
             k -= 1
         order[k] = i
-    return order
 
 
 @kernel
@@ -489,52 +578,66 @@ def margin_factor(score_i, score_j, margin):
 # One match: preparation and the player update.
 
 
-@kernel
-def prepare_match(settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights):
-    """What every model needs before its Ω, Δ, in openskill's ``rate`` order.
+@inlined_kernel
+def prepare_match(scratch, settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights):
+    """What every model needs before its Ω, Δ, in openskill's ``rate`` order, in ``scratch``
+    (:func:`.scratch.match_scratch`).
 
     Returns ``(order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq)``: ``order[k]`` the given
     team at sorted position k (stable sort by rank, as openskill's ``_unwind``); ``rank[k]`` and
     ``score[k]`` its rank (``team_rank``, or 0-based competition ranks of -score when ``has_score``) and
     score; per row the σ after τ, √(σ² + τ²), and the (normalised) weight, 1 without weights; per given
     team its θ and σ² from the σ after τ (with ``balance``)."""
+    row_floats, row_ints, team_floats, team_ints, _ = scratch
     n_teams = team_bounds.shape[0] - 1
     n_rows = mu.shape[0]
     tau = settings[S_TAU]
     tau_squared = tau * tau
-    sigma_tau = np.empty(n_rows, dtype=np.float64)
+    sigma_tau = borrowed_row(row_floats, ROW_SIGMA_TAU, n_rows)
     for r in range(n_rows):
         sigma_tau[r] = math.sqrt(sigma[r] * sigma[r] + tau_squared)
 
+    given_rank = borrowed_row(team_floats, TEAM_GIVEN_RANK, n_teams)
     if has_score:
-        negated = np.empty(n_teams, dtype=np.float64)
+        negated = borrowed_row(team_floats, TEAM_SCORE, n_teams)  # scratch until the sorted scores go there
         for t in range(n_teams):
             negated[t] = -team_score[t]
-        given_rank = competition_ranks(negated)
+        competition_ranks(negated, given_rank)
     else:
-        given_rank = np.empty(n_teams, dtype=np.float64)
         for t in range(n_teams):
             given_rank[t] = float(team_rank[t])
 
-    weights = np.ones(n_rows, dtype=np.float64)
+    weights = borrowed_row(row_floats, ROW_WEIGHTS, n_rows)
     if use_weights:
         normalized_weights(weight, team_bounds, settings[S_WEIGHT_LO], settings[S_WEIGHT_HI], weights)
+    else:
+        weights[:] = 1.0
 
-    order = stable_order(given_rank)
-    rank = np.empty(n_teams, dtype=np.float64)
-    score = np.zeros(n_teams, dtype=np.float64)
+    order = borrowed_row(team_ints, TEAM_ORDER, n_teams)
+    stable_order(given_rank, order)
+    rank = borrowed_row(team_floats, TEAM_RANK, n_teams)
+    score = borrowed_row(team_floats, TEAM_SCORE, n_teams)
     for k in range(n_teams):
         rank[k] = given_rank[order[k]]
-        if has_score:
-            score[k] = team_score[order[k]]
+        score[k] = team_score[order[k]] if has_score else 0.0
 
-    team_mu = np.empty(n_teams, dtype=np.float64)
-    team_sigma_sq = np.empty(n_teams, dtype=np.float64)
-    team_ratings(mu, sigma_tau, team_bounds, settings[S_BALANCE] != 0.0, settings[S_KAPPA], team_mu, team_sigma_sq)
+    team_mu = borrowed_row(team_floats, TEAM_MU, n_teams)
+    team_sigma_sq = borrowed_row(team_floats, TEAM_SIGMA_SQ, n_teams)
+    team_ratings(
+        mu,
+        sigma_tau,
+        team_bounds,
+        settings[S_BALANCE] != 0.0,
+        settings[S_KAPPA],
+        team_mu,
+        team_sigma_sq,
+        borrowed_row(row_ints, ROW_ORDER, row_ints.shape[1]),
+        borrowed_row(row_floats, ROW_ORDINAL, row_floats.shape[1]),
+    )
     return order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq
 
 
-@kernel
+@inlined_kernel
 def update_players(
     settings, mu, sigma_tau, weights, team_bounds, order, team_sigma_sq, omega, delta, strict, out_mu, out_sigma
 ):
@@ -561,7 +664,7 @@ def update_players(
             out_sigma[r] = s * math.sqrt(shrink)
 
 
-@kernel
+@inlined_kernel
 def average_ties(team_bounds, order, rank, out_mu):
     """openskill's averaging of the μ change over tied teams, reproduced literally: its change is measured
     against the already-updated player (the same object), so it is 0 and nothing moves unless μ is NaN or
@@ -585,7 +688,7 @@ def average_ties(team_bounds, order, rank, out_mu):
         k = end
 
 
-@kernel
+@inlined_kernel
 def limit_sigma(settings, sigma, out_sigma):
     """With ``limit_sigma``, each new σ is capped at the σ before the match (before τ)."""
     if settings[S_LIMIT_SIGMA] != 0.0:
@@ -594,19 +697,20 @@ def limit_sigma(settings, sigma, out_sigma):
                 out_sigma[r] = sigma[r]
 
 
-@kernel
-def sorted_teams(order, team_mu, team_sigma_sq):
-    """θ and σ² of the teams in sorted order (position k holds team ``order[k]``)."""
+@inlined_kernel
+def sorted_teams(scratch, order, team_mu, team_sigma_sq):
+    """θ and σ² of the teams in sorted order (position k holds team ``order[k]``), in ``scratch``."""
+    team_floats = scratch[2]
     n = order.shape[0]
-    mu_sorted = np.empty(n, dtype=np.float64)
-    sigma_sq_sorted = np.empty(n, dtype=np.float64)
+    mu_sorted = borrowed_row(team_floats, TEAM_MU_SORTED, n)
+    sigma_sq_sorted = borrowed_row(team_floats, TEAM_SIGMA_SQ_SORTED, n)
     for k in range(n):
         mu_sorted[k] = team_mu[order[k]]
         sigma_sq_sorted[k] = team_sigma_sq[order[k]]
     return mu_sorted, sigma_sq_sorted
 
 
-@kernel
+@inlined_kernel
 def finish_match(
     settings,
     mu,
@@ -632,3 +736,14 @@ def finish_match(
     if average:
         average_ties(team_bounds, order, rank, out_mu)
     limit_sigma(settings, sigma, out_sigma)
+
+
+@inlined_kernel
+def zeroed_terms(scratch, n):
+    """Ω and Δ of ``n`` teams in ``scratch``, set to 0 for a model's terms to accumulate into."""
+    team_floats = scratch[2]
+    omega = borrowed_row(team_floats, TEAM_OMEGA, n)
+    delta = borrowed_row(team_floats, TEAM_DELTA, n)
+    omega[:] = 0.0
+    delta[:] = 0.0
+    return omega, delta

@@ -19,19 +19,21 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from duckrate.core.jit import kernel
+from duckrate.core.borrowed import borrowed_row
+from duckrate.core.jit import inlined_kernel
 from duckrate.systems.weng_lin.common import (
     S_BETA,
     S_MARGIN,
     square,
+    zeroed_terms,
 )
+from duckrate.systems.weng_lin.scratch import TEAM_STRENGTH, TEAM_SUM_Q, TEAM_TIED
 
 
-@kernel
-def plackett_luce_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
-    """Ω and Δ of each team (arrays in sorted order, best first) for Algorithm 4."""
+@inlined_kernel
+def plackett_luce_terms(scratch, settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (in sorted order, best first; views of ``scratch``) for Algorithm 4."""
+    team_floats, team_ints = scratch[2], scratch[3]
     n = rank.shape[0]
     beta_squared = square(settings[S_BETA])
     margin = settings[S_MARGIN]
@@ -40,7 +42,7 @@ def plackett_luce_terms(settings, rank, score, has_score, team_mu, team_sigma_sq
         total += team_sigma_sq[i] + beta_squared
     c = math.sqrt(total)
 
-    strength = np.empty(n, dtype=np.float64)
+    strength = borrowed_row(team_floats, TEAM_STRENGTH, n)
     for i in range(n):
         adjusted = team_mu[i]
         if has_score:
@@ -62,8 +64,10 @@ def plackett_luce_terms(settings, rank, score, has_score, team_mu, team_sigma_sq
             adjusted += adjustment / count if count else adjustment
         strength[i] = math.exp(adjusted / c)
 
-    sum_q = np.zeros(n, dtype=np.float64)
-    tied = np.zeros(n, dtype=np.int64)
+    sum_q = borrowed_row(team_floats, TEAM_SUM_Q, n)
+    tied = borrowed_row(team_ints, TEAM_TIED, n)
+    sum_q[:] = 0.0
+    tied[:] = 0
     for q in range(n):
         for i in range(n):
             if rank[i] >= rank[q]:
@@ -71,8 +75,7 @@ def plackett_luce_terms(settings, rank, score, has_score, team_mu, team_sigma_sq
             if rank[i] == rank[q]:
                 tied[q] += 1
 
-    omega = np.empty(n, dtype=np.float64)
-    delta = np.empty(n, dtype=np.float64)
+    omega, delta = zeroed_terms(scratch, n)
     for i in range(n):
         om = 0.0
         de = 0.0

@@ -22,9 +22,8 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from duckrate.core.jit import kernel
+from duckrate.core.borrowed import borrowed_row
+from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.systems.weng_lin.common import (
     S_BALANCE,
     S_BETA,
@@ -34,18 +33,39 @@ from duckrate.systems.weng_lin.common import (
     square,
     team_ratings,
 )
+from duckrate.systems.weng_lin.scratch import (
+    ROW_ORDER,
+    ROW_ORDINAL,
+    TEAM_FORECAST_MU,
+    TEAM_FORECAST_ORDER,
+    TEAM_FORECAST_SIGMA_SQ,
+    TEAM_PROBABILITY,
+    match_scratch,
+)
 
 
-@kernel
-def _teams(settings, mu, sigma, team_bounds):
+@inlined_kernel
+def _teams(scratch, settings, mu, sigma, team_bounds):
+    """The teams' θ and σ² as the forecasts see them (no τ; ``balance`` applied), in ``scratch``."""
+    row_floats, row_ints, team_floats, _, _ = scratch
     n_teams = team_bounds.shape[0] - 1
-    team_mu = np.empty(n_teams, dtype=np.float64)
-    team_sigma_sq = np.empty(n_teams, dtype=np.float64)
-    team_ratings(mu, sigma, team_bounds, settings[S_BALANCE] != 0.0, settings[S_KAPPA], team_mu, team_sigma_sq)
+    team_mu = borrowed_row(team_floats, TEAM_FORECAST_MU, n_teams)
+    team_sigma_sq = borrowed_row(team_floats, TEAM_FORECAST_SIGMA_SQ, n_teams)
+    team_ratings(
+        mu,
+        sigma,
+        team_bounds,
+        settings[S_BALANCE] != 0.0,
+        settings[S_KAPPA],
+        team_mu,
+        team_sigma_sq,
+        borrowed_row(row_ints, ROW_ORDER, row_ints.shape[1]),
+        borrowed_row(row_floats, ROW_ORDINAL, row_floats.shape[1]),
+    )
     return team_mu, team_sigma_sq
 
 
-@kernel
+@inlined_kernel
 def _mean_pairwise_wins(settings, team_mu, team_sigma_sq, out):
     """out[i] = the mean over j ≠ i of Φ((θ_i - θ_j)/sqrt(2β² + σ_i² + σ_j²)), normalised to sum 1."""
     n = team_mu.shape[0]
@@ -63,10 +83,9 @@ def _mean_pairwise_wins(settings, team_mu, team_sigma_sq, out):
         out[i] = out[i] / total
 
 
-@kernel
-def predict_win(settings, mu, sigma, team_bounds, out):
-    """Each team's probability of winning into ``out`` (float64[n_teams]), as openskill's ``predict_win``."""
-    team_mu, team_sigma_sq = _teams(settings, mu, sigma, team_bounds)
+@inlined_kernel
+def _win(settings, team_mu, team_sigma_sq, out):
+    """``predict_win`` from the team ratings."""
     if team_mu.shape[0] == 2:
         two_beta_squared = 2.0 * square(settings[S_BETA])
         c = math.sqrt(two_beta_squared + team_sigma_sq[0] + team_sigma_sq[1])
@@ -77,16 +96,20 @@ def predict_win(settings, mu, sigma, team_bounds, out):
     _mean_pairwise_wins(settings, team_mu, team_sigma_sq, out)
 
 
-@kernel
-def predict_draw(settings, mu, sigma, team_bounds):
-    """The probability of a draw, as openskill's ``predict_draw``."""
-    team_mu, team_sigma_sq = _teams(settings, mu, sigma, team_bounds)
+@inlined_kernel
+def _draw_margin(settings, players, margins):
+    """√N · β · Φ⁻¹((1 + 1/N)/2) for N ``players``, kept in ``margins[N]`` once computed."""
+    if math.isnan(margins[players]):
+        draw_probability = 1.0 / players
+        margins[players] = math.sqrt(players) * settings[S_BETA] * phi_major_inverse((1.0 + draw_probability) / 2.0)
+    return margins[players]
+
+
+@inlined_kernel
+def _draw(settings, team_mu, team_sigma_sq, draw_margin):
+    """``predict_draw`` from the team ratings and the match's draw margin."""
     n = team_mu.shape[0]
-    beta = settings[S_BETA]
-    two_beta_squared = 2.0 * square(beta)
-    players = mu.shape[0]
-    draw_probability = 1.0 / players
-    draw_margin = math.sqrt(players) * beta * phi_major_inverse((1.0 + draw_probability) / 2.0)
+    two_beta_squared = 2.0 * square(settings[S_BETA])
     summed = 0.0
     pairs = 0
     for i in range(n):
@@ -99,15 +122,12 @@ def predict_draw(settings, mu, sigma, team_bounds):
     return summed / pairs
 
 
-@kernel
-def predict_rank(settings, mu, sigma, team_bounds, out_rank, out_probability):
-    """openskill's ``predict_rank``: the predicted rank of each team into ``out_rank`` (int64[n_teams], 1 is
-    best, competition ranks of the probabilities) and its probability into ``out_probability``."""
-    team_mu, team_sigma_sq = _teams(settings, mu, sigma, team_bounds)
+@inlined_kernel
+def _rank(settings, team_mu, team_sigma_sq, out_rank, out_probability, order):
+    """``predict_rank`` from the team ratings; ``order`` (int64, one per team) is scratch."""
     _mean_pairwise_wins(settings, team_mu, team_sigma_sq, out_probability)
     n = team_mu.shape[0]
     # stable sort, highest probability first (Python's sorted(..., reverse=True))
-    order = np.empty(n, dtype=np.int64)
     for i in range(n):
         k = i
         while k > 0 and out_probability[order[k - 1]] < out_probability[i]:
@@ -122,11 +142,80 @@ def predict_rank(settings, mu, sigma, team_bounds, out_rank, out_probability):
 
 
 @kernel
+def _scratch_for(mu, team_bounds):
+    return match_scratch(mu.shape[0], team_bounds.shape[0] - 1)
+
+
+# The public forecasts below allocate a scratch and hand it to a kernel that is not inlined: the scratch
+# then lives for that whole call, which the borrowed views of it (:mod:`duckrate.core.borrowed`) require.
+
+
+@kernel
+def _win_with(scratch, settings, mu, sigma, team_bounds, out):
+    team_mu, team_sigma_sq = _teams(scratch, settings, mu, sigma, team_bounds)
+    _win(settings, team_mu, team_sigma_sq, out)
+
+
+@kernel
+def _draw_with(scratch, settings, mu, sigma, team_bounds):
+    team_mu, team_sigma_sq = _teams(scratch, settings, mu, sigma, team_bounds)
+    return _draw(settings, team_mu, team_sigma_sq, _draw_margin(settings, mu.shape[0], scratch[4]))
+
+
+@kernel
+def _rank_with(scratch, settings, mu, sigma, team_bounds, out_rank, out_probability):
+    team_mu, team_sigma_sq = _teams(scratch, settings, mu, sigma, team_bounds)
+    order = borrowed_row(scratch[3], TEAM_FORECAST_ORDER, team_mu.shape[0])
+    _rank(settings, team_mu, team_sigma_sq, out_rank, out_probability, order)
+
+
+@kernel
+def _match_with(scratch, settings, mu, sigma, team_bounds, out_p_win, out_rank):
+    return predict_match_in(scratch, settings, mu, sigma, team_bounds, out_p_win, out_rank)
+
+
+@kernel
+def predict_win(settings, mu, sigma, team_bounds, out):
+    """Each team's probability of winning into ``out`` (float64[n_teams]), as openskill's ``predict_win``."""
+    _win_with(_scratch_for(mu, team_bounds), settings, mu, sigma, team_bounds, out)
+
+
+@kernel
+def predict_draw(settings, mu, sigma, team_bounds):
+    """The probability of a draw, as openskill's ``predict_draw``."""
+    return _draw_with(_scratch_for(mu, team_bounds), settings, mu, sigma, team_bounds)
+
+
+@kernel
+def predict_rank(settings, mu, sigma, team_bounds, out_rank, out_probability):
+    """openskill's ``predict_rank``: the predicted rank of each team into ``out_rank`` (int64[n_teams], 1 is
+    best, competition ranks of the probabilities) and its probability into ``out_probability``."""
+    _rank_with(_scratch_for(mu, team_bounds), settings, mu, sigma, team_bounds, out_rank, out_probability)
+
+
+@kernel
 def predict_match(model, settings, mu, sigma, team_bounds, out_p_win, out_rank):
     """The forecasts of one match before it: ``predict_win`` into ``out_p_win`` (float64[n_teams]), the
     ranks of ``predict_rank`` into ``out_rank`` (int64[n_teams]); returns ``predict_draw``. Teams in the
     order given. ``model`` is any model code: openskill's forecasts are the same for all five."""
-    predict_win(settings, mu, sigma, team_bounds, out_p_win)
-    probability = np.empty(out_p_win.shape[0], dtype=np.float64)
-    predict_rank(settings, mu, sigma, team_bounds, out_rank, probability)
-    return predict_draw(settings, mu, sigma, team_bounds)
+    return _match_with(_scratch_for(mu, team_bounds), settings, mu, sigma, team_bounds, out_p_win, out_rank)
+
+
+@inlined_kernel
+def predict_match_in(scratch, settings, mu, sigma, team_bounds, out_p_win, out_rank):
+    """:func:`predict_match` with its working arrays in ``scratch`` (:func:`.scratch.match_scratch`, for
+    at least this match's rows and teams, its draw margins for one β): the team ratings computed once for
+    the three forecasts; allocates nothing."""
+    team_mu, team_sigma_sq = _teams(scratch, settings, mu, sigma, team_bounds)
+    _win(settings, team_mu, team_sigma_sq, out_p_win)
+    n = team_mu.shape[0]
+    team_floats, team_ints = scratch[2], scratch[3]
+    _rank(
+        settings,
+        team_mu,
+        team_sigma_sq,
+        out_rank,
+        borrowed_row(team_floats, TEAM_PROBABILITY, n),
+        borrowed_row(team_ints, TEAM_FORECAST_ORDER, n),
+    )
+    return _draw(settings, team_mu, team_sigma_sq, _draw_margin(settings, mu.shape[0], scratch[4]))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from duckrate.core.jit import kernel
+from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.systems.weng_lin.bradley_terry_full import bradley_terry_full_terms
 from duckrate.systems.weng_lin.bradley_terry_part import bradley_terry_part_terms
 from duckrate.systems.weng_lin.common import (
@@ -16,6 +16,7 @@ from duckrate.systems.weng_lin.common import (
     sorted_teams,
 )
 from duckrate.systems.weng_lin.plackett_luce import plackett_luce_terms
+from duckrate.systems.weng_lin.scratch import match_scratch
 from duckrate.systems.weng_lin.thurstone_mosteller_full import thurstone_mosteller_full_terms
 from duckrate.systems.weng_lin.thurstone_mosteller_part import thurstone_mosteller_part_terms
 
@@ -36,22 +37,95 @@ def rate_match(
     ``use_weights`` (openskill's ``weights=``, normalised per team to the weight bounds unless they are NaN).
     Teams may come in any order (openskill sorts them by rank, stably, and so does this). Inputs are not
     validated: at least two teams of at least one player each, as openskill requires."""
-    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
-        settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
+    _rate_match_with(
+        match_scratch(mu.shape[0], team_bounds.shape[0] - 1),
+        model,
+        settings,
+        mu,
+        sigma,
+        team_bounds,
+        team_rank,
+        team_score,
+        has_score,
+        weight,
+        use_weights,
+        out_mu,
+        out_sigma,
     )
-    mu_sorted, sigma_sq_sorted = sorted_teams(order, team_mu, team_sigma_sq)
+
+
+@kernel
+def _rate_match_with(
+    scratch,
+    model,
+    settings,
+    mu,
+    sigma,
+    team_bounds,
+    team_rank,
+    team_score,
+    has_score,
+    weight,
+    use_weights,
+    out_mu,
+    out_sigma,
+):
+    """:func:`rate_match_in` in a call of its own, so the ``scratch`` it is handed lives through it."""
+    rate_match_in(
+        scratch,
+        model,
+        settings,
+        mu,
+        sigma,
+        team_bounds,
+        team_rank,
+        team_score,
+        has_score,
+        weight,
+        use_weights,
+        out_mu,
+        out_sigma,
+    )
+
+
+@inlined_kernel
+def rate_match_in(
+    scratch,
+    model,
+    settings,
+    mu,
+    sigma,
+    team_bounds,
+    team_rank,
+    team_score,
+    has_score,
+    weight,
+    use_weights,
+    out_mu,
+    out_sigma,
+):
+    """:func:`rate_match` with its working arrays in ``scratch`` (:func:`.scratch.match_scratch`, for at
+    least this match's rows and teams, owned by a caller that outlives this call): allocates nothing."""
+    order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
+        scratch, settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
+    )
+    mu_sorted, sigma_sq_sorted = sorted_teams(scratch, order, team_mu, team_sigma_sq)
     # each model's Ω and Δ per team; as openskill: Thurstone-Mosteller partial tests Ω > 0 (strict) where the
     # others test Ω >= 0, and the partial-pairing models skip the averaging of tied teams
     if model == PLACKETT_LUCE:
-        omega, delta = plackett_luce_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+        omega, delta = plackett_luce_terms(scratch, settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
     elif model == BRADLEY_TERRY_FULL:
-        omega, delta = bradley_terry_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+        omega, delta = bradley_terry_full_terms(scratch, settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
     elif model == BRADLEY_TERRY_PART:
-        omega, delta = bradley_terry_part_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+        omega, delta = bradley_terry_part_terms(scratch, settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
     elif model == THURSTONE_MOSTELLER_FULL:
-        omega, delta = thurstone_mosteller_full_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+        omega, delta = thurstone_mosteller_full_terms(
+            scratch, settings, rank, score, has_score, mu_sorted, sigma_sq_sorted
+        )
     else:
-        omega, delta = thurstone_mosteller_part_terms(settings, rank, score, has_score, mu_sorted, sigma_sq_sorted)
+        omega, delta = thurstone_mosteller_part_terms(
+            scratch, settings, rank, score, has_score, mu_sorted, sigma_sq_sorted
+        )
     strict = model == THURSTONE_MOSTELLER_PART
     average = model != BRADLEY_TERRY_PART and model != THURSTONE_MOSTELLER_PART
     finish_match(

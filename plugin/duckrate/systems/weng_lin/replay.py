@@ -18,16 +18,29 @@ import math
 import numpy as np
 import polars as pl
 
+from duckrate.core.borrowed import borrowed, borrowed_row, borrowed_slice
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.jit import kernel
+from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
 from duckrate.systems.team_batches import gather_match, rate_in_waves, uses_weights, write_match
 from duckrate.systems.weng_lin.common import MODEL_CODES, settings_array
-from duckrate.systems.weng_lin.predict import predict_match
-from duckrate.systems.weng_lin.rate import rate_match
+from duckrate.systems.weng_lin.predict import predict_match, predict_match_in
+from duckrate.systems.weng_lin.rate import rate_match_in
+from duckrate.systems.weng_lin.scratch import (
+    ROW_INPUT,
+    ROW_MU,
+    ROW_NEW_MU,
+    ROW_NEW_SIGMA,
+    ROW_SIGMA,
+    ROW_WEIGHT,
+    TEAM_BOUNDS,
+    TEAM_P_WIN,
+    TEAM_PREDICTED,
+    match_scratch,
+)
 
 BETA = Parameter("beta", 25.0 / 6.0, "a finite performance sd beta > 0", positive)
 KAPPA = Parameter("kappa", 0.0001, "a finite floor kappa > 0 of the variance factor", positive)
@@ -65,26 +78,48 @@ def _check(params: dict) -> None:
         raise DuckrateInputError(f"weight_min = {low!r} > weight_max = {high!r}; expected weight_min <= weight_max")
 
 
-@kernel
-def _rate_one(m, model, settings, matches, mu, sigma, outputs):
-    wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
-    rows, local_mu, local_sigma, local_weight, bounds = gather_match(
-        m, order, team_start, match_teams, slot, weight, mu, sigma
-    )
+@inlined_kernel
+def _rate_one(
+    m,
+    model,
+    settings,
+    order,
+    team_start,
+    match_teams,
+    team_rank,
+    team_score,
+    has_score,
+    weight,
+    slot,
+    mu,
+    sigma,
+    outputs,
+    scratch,
+    row_floats,
+    row_ints,
+    team_floats,
+    team_ints,
+):
     t0, t1 = match_teams[m], match_teams[m + 1]
-    p_win = np.empty(t1 - t0)
-    ranks = np.empty(t1 - t0, dtype=np.int64)
-    draw = predict_match(model, settings, local_mu, local_sigma, bounds, p_win, ranks)
-    new_mu = np.empty(len(rows))
-    new_sigma = np.empty(len(rows))
-    rate_match(
+    n, k = team_start[t1] - team_start[t0], t1 - t0
+    rows = borrowed_row(row_ints, ROW_INPUT, n)
+    local_mu, local_sigma = borrowed_row(row_floats, ROW_MU, n), borrowed_row(row_floats, ROW_SIGMA, n)
+    local_weight, bounds = borrowed_row(row_floats, ROW_WEIGHT, n), borrowed_row(team_ints, TEAM_BOUNDS, k + 1)
+    gather_match(
+        m, order, team_start, match_teams, slot, weight, mu, sigma, rows, local_mu, local_sigma, local_weight, bounds
+    )
+    p_win, ranks = borrowed_row(team_floats, TEAM_P_WIN, k), borrowed_row(team_ints, TEAM_PREDICTED, k)
+    draw = predict_match_in(scratch, settings, local_mu, local_sigma, bounds, p_win, ranks)
+    new_mu, new_sigma = borrowed_row(row_floats, ROW_NEW_MU, n), borrowed_row(row_floats, ROW_NEW_SIGMA, n)
+    rate_match_in(
+        scratch,
         model,
         settings,
         local_mu,
         local_sigma,
         bounds,
-        team_rank[t0:t1],
-        team_score[t0:t1],
+        borrowed_slice(team_rank, t0, t1),
+        borrowed_slice(team_score, t0, t1),
         has_score[m],
         local_weight,
         uses_weights(local_weight),
@@ -95,11 +130,65 @@ def _rate_one(m, model, settings, matches, mu, sigma, outputs):
 
 
 @kernel
-def weng_lin_span(model, settings, matches, first, stop, mu, sigma, outputs):
-    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`)."""
-    wave_matches = matches[1]
+def weng_lin_span(model, settings, matches, first, stop, mu, sigma, outputs, scratch):
+    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`) in
+    ``scratch`` (:func:`.scratch.match_scratch` for the largest match; one per thread). The loop works on
+    borrowed views of its arguments (:mod:`duckrate.core.borrowed`), so a match costs no reference counts."""
+    _, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
+    wave_matches, order, team_start, match_teams = (
+        borrowed(wave_matches),
+        borrowed(order),
+        borrowed(team_start),
+        borrowed(match_teams),
+    )
+    team_rank, team_score, has_score, weight, slot = (
+        borrowed(team_rank),
+        borrowed(team_score),
+        borrowed(has_score),
+        borrowed(weight),
+        borrowed(slot),
+    )
+    mu, sigma = borrowed(mu), borrowed(sigma)
+    before_mu, before_sd, after_mu, after_sd, p_win, rank, draw = outputs
+    outputs = (
+        borrowed(before_mu),
+        borrowed(before_sd),
+        borrowed(after_mu),
+        borrowed(after_sd),
+        borrowed(p_win),
+        borrowed(rank),
+        borrowed(draw),
+    )
+    row_floats, row_ints, team_floats, team_ints, margins = scratch
+    row_floats, row_ints, team_floats, team_ints = (
+        borrowed(row_floats),
+        borrowed(row_ints),
+        borrowed(team_floats),
+        borrowed(team_ints),
+    )
+    scratch = (row_floats, row_ints, team_floats, team_ints, borrowed(margins))
     for i in range(first, stop):
-        _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs)
+        _rate_one(
+            wave_matches[i],
+            model,
+            settings,
+            order,
+            team_start,
+            match_teams,
+            team_rank,
+            team_score,
+            has_score,
+            weight,
+            slot,
+            mu,
+            sigma,
+            outputs,
+            scratch,
+            row_floats,
+            row_ints,
+            team_floats,
+            team_ints,
+        )
 
 
 def model_settings(params: dict) -> np.ndarray:
@@ -123,19 +212,17 @@ def _runner(name: str):
 
     def run(prepared, priors, params, start):
         settings = model_settings(params)
-        return run_team_kernel(
-            name,
-            prepared,
-            priors,
-            params,
-            start,
-            lambda matches, mu, sigma, outputs: rate_in_waves(
+
+        def rate(matches, mu, sigma, outputs):
+            arrays, (most_rows, most_teams) = matches.kernel_arrays(), matches.largest()
+            rate_in_waves(
                 matches.wave_start,
                 lambda first, stop: weng_lin_span(
-                    code, settings, matches.kernel_arrays(), first, stop, mu, sigma, outputs
+                    code, settings, arrays, first, stop, mu, sigma, outputs, match_scratch(most_rows, most_teams)
                 ),
-            ),
-        )
+            )
+
+        return run_team_kernel(name, prepared, priors, params, start, rate)
 
     return run
 

@@ -24,23 +24,20 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
-
-from duckrate.core.jit import kernel
+from duckrate.core.jit import inlined_kernel
 from duckrate.systems.weng_lin.common import (
     S_BETA,
     S_MARGIN,
     margin_factor,
     setting_epsilon,
     square,
-    v,
-    vt,
-    w,
-    wt,
+    v_and_w,
+    vt_and_wt,
+    zeroed_terms,
 )
 
 
-@kernel
+@inlined_kernel
 def thurstone_mosteller_pair(settings, i, q, rank, score, has_score, team_mu, team_sigma_sq, c_scale):
     """The pair (i, q)'s contributions to team i's Ω and Δ (Algorithm 3), with
     ``c_iq = c_scale · sqrt(σ_i² + σ_q² + 2β²)`` (c_scale is 1 for full pairing, 2 in openskill's partial)."""
@@ -54,21 +51,20 @@ def thurstone_mosteller_pair(settings, i, q, rank, score, has_score, team_mu, te
     t = epsilon / c_iq
     scale = gamma * sigma_sq_to_c / c_iq
     if rank[q] > rank[i]:
-        x = delta_mu / divisor
-        return sigma_sq_to_c * v(x, t), scale * w(x, t)
+        value, variance = v_and_w(delta_mu / divisor, t)
+        return sigma_sq_to_c * value, scale * variance
     if rank[q] < rank[i]:
-        x = -delta_mu / divisor
-        return -sigma_sq_to_c * v(x, t), scale * w(x, t)
-    x = delta_mu / divisor
-    return sigma_sq_to_c * vt(x, t), scale * wt(x, t)
+        value, variance = v_and_w(-delta_mu / divisor, t)
+        return -sigma_sq_to_c * value, scale * variance
+    value, variance = vt_and_wt(delta_mu / divisor, t)
+    return sigma_sq_to_c * value, scale * variance
 
 
-@kernel
-def thurstone_mosteller_full_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
-    """Ω and Δ of each team (arrays in sorted order, best first), summed over all other teams."""
+@inlined_kernel
+def thurstone_mosteller_full_terms(scratch, settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (in sorted order, best first; views of ``scratch``), summed over all other teams."""
     n = rank.shape[0]
-    omega = np.zeros(n, dtype=np.float64)
-    delta = np.zeros(n, dtype=np.float64)
+    omega, delta = zeroed_terms(scratch, n)
     for i in range(n):
         for q in range(n):
             if q == i:

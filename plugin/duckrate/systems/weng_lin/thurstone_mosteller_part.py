@@ -12,20 +12,17 @@ also t = ε/c_iq and γ_iq halve), and a team gains (Ω and Δ multiplied by the
 
 from __future__ import annotations
 
-import numpy as np
-
-from duckrate.core.jit import kernel
-from duckrate.systems.weng_lin.common import setting_window
+from duckrate.core.jit import inlined_kernel
+from duckrate.systems.weng_lin.common import setting_window, zeroed_terms
 from duckrate.systems.weng_lin.thurstone_mosteller_full import thurstone_mosteller_pair
 
 
-@kernel
-def thurstone_mosteller_part_terms(settings, rank, score, has_score, team_mu, team_sigma_sq):
-    """Ω and Δ of each team (arrays in sorted order, best first), averaged over the window's pairs."""
+@inlined_kernel
+def thurstone_mosteller_part_terms(scratch, settings, rank, score, has_score, team_mu, team_sigma_sq):
+    """Ω and Δ of each team (in sorted order, best first; views of ``scratch``), averaged over the window's pairs."""
     n = rank.shape[0]
     window = setting_window(settings)
-    omega = np.zeros(n, dtype=np.float64)
-    delta = np.zeros(n, dtype=np.float64)
+    omega, delta = zeroed_terms(scratch, n)
     for i in range(n):
         omega_sum = 0.0
         delta_sum = 0.0
