@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 import numba
 import numpy as np
 
+from duckrate.core.borrowed import borrowed
 from duckrate.core.jit import inlined_kernel, kernel
 
 #: Waves with at least this many matches are split between threads.
@@ -89,6 +90,41 @@ def gathered_match(m, order, team_start, match_teams, slot, weight, mu, sigma):
         m, order, team_start, match_teams, slot, weight, mu, sigma, rows, local_mu, local_sigma, local_weight, bounds
     )
     return rows, local_mu, local_sigma, local_weight, bounds
+
+
+@inlined_kernel
+def borrowed_matches(matches):
+    """The kernel arrays of :meth:`duckrate.systems.team.TeamMatches.kernel_arrays` as borrowed views
+    (:mod:`duckrate.core.borrowed`): a span borrows its arguments once, so rating a match costs no
+    reference counts."""
+    wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
+    return (
+        borrowed(wave_start),
+        borrowed(wave_matches),
+        borrowed(order),
+        borrowed(team_start),
+        borrowed(match_teams),
+        borrowed(team_rank),
+        borrowed(team_score),
+        borrowed(has_score),
+        borrowed(weight),
+        borrowed(slot),
+    )
+
+
+@inlined_kernel
+def borrowed_outputs(outputs):
+    """The output columns a span writes (:func:`write_match`) as borrowed views."""
+    before_mu, before_sd, after_mu, after_sd, p_win, rank, p_draw = outputs
+    return (
+        borrowed(before_mu),
+        borrowed(before_sd),
+        borrowed(after_mu),
+        borrowed(after_sd),
+        borrowed(p_win),
+        borrowed(rank),
+        borrowed(p_draw),
+    )
 
 
 @inlined_kernel

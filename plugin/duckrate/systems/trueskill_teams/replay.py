@@ -12,12 +12,13 @@ from __future__ import annotations
 import numpy as np
 import polars as pl
 
-from duckrate.core.jit import kernel
+from duckrate.core.borrowed import borrowed, borrowed_slice
+from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
-from duckrate.systems.team_batches import gathered_match, rate_in_waves, write_match
+from duckrate.systems.team_batches import borrowed_matches, borrowed_outputs, gathered_match, rate_in_waves, write_match
 from duckrate.systems.trueskill_teams.factor_graph import rate_match, settings_array
 from duckrate.systems.trueskill_teams.forecast import predict_match, predicted_ranks
 
@@ -37,7 +38,7 @@ def model_settings(params: dict) -> np.ndarray:
     return settings_array(params["beta"], params["tau"], params["draw_probability"], params["min_delta"])
 
 
-@kernel
+@inlined_kernel
 def _rate_one(m, settings, matches, mu, sigma, outputs):
     wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
     rows, local_mu, local_sigma, local_weight, bounds = gathered_match(
@@ -50,13 +51,18 @@ def _rate_one(m, settings, matches, mu, sigma, outputs):
     predicted_ranks(p_win, ranks)
     new_mu = np.empty(len(rows))
     new_sigma = np.empty(len(rows))
-    rate_match(settings, local_mu, local_sigma, bounds, team_rank[t0:t1], local_weight, new_mu, new_sigma)
+    rate_match(
+        settings, local_mu, local_sigma, bounds, borrowed_slice(team_rank, t0, t1), local_weight, new_mu, new_sigma
+    )
     write_match(rows, bounds, local_mu, local_sigma, new_mu, new_sigma, p_win, ranks, draw, slot, mu, sigma, outputs)
 
 
 @kernel
 def trueskill_teams_span(settings, matches, first, stop, mu, sigma, outputs):
-    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`)."""
+    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`), on
+    borrowed views of the arguments (:mod:`duckrate.core.borrowed`)."""
+    matches, outputs = borrowed_matches(matches), borrowed_outputs(outputs)
+    mu, sigma = borrowed(mu), borrowed(sigma)
     wave_matches = matches[1]
     for i in range(first, stop):
         _rate_one(wave_matches[i], settings, matches, mu, sigma, outputs)

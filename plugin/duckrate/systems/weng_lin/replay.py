@@ -25,7 +25,14 @@ from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
-from duckrate.systems.team_batches import gather_match, rate_in_waves, uses_weights, write_match
+from duckrate.systems.team_batches import (
+    borrowed_matches,
+    borrowed_outputs,
+    gather_match,
+    rate_in_waves,
+    uses_weights,
+    write_match,
+)
 from duckrate.systems.weng_lin.common import MODEL_CODES, settings_array
 from duckrate.systems.weng_lin.predict import predict_match, predict_match_in
 from duckrate.systems.weng_lin.rate import rate_match_in
@@ -79,27 +86,9 @@ def _check(params: dict) -> None:
 
 
 @inlined_kernel
-def _rate_one(
-    m,
-    model,
-    settings,
-    order,
-    team_start,
-    match_teams,
-    team_rank,
-    team_score,
-    has_score,
-    weight,
-    slot,
-    mu,
-    sigma,
-    outputs,
-    scratch,
-    row_floats,
-    row_ints,
-    team_floats,
-    team_ints,
-):
+def _rate_one(m, model, settings, matches, mu, sigma, outputs, scratch):
+    wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
+    row_floats, row_ints, team_floats, team_ints, _ = scratch
     t0, t1 = match_teams[m], match_teams[m + 1]
     n, k = team_start[t1] - team_start[t0], t1 - t0
     rows = borrowed_row(row_ints, ROW_INPUT, n)
@@ -134,61 +123,13 @@ def weng_lin_span(model, settings, matches, first, stop, mu, sigma, outputs, scr
     """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`) in
     ``scratch`` (:func:`.scratch.match_scratch` for the largest match; one per thread). The loop works on
     borrowed views of its arguments (:mod:`duckrate.core.borrowed`), so a match costs no reference counts."""
-    _, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
-    wave_matches, order, team_start, match_teams = (
-        borrowed(wave_matches),
-        borrowed(order),
-        borrowed(team_start),
-        borrowed(match_teams),
-    )
-    team_rank, team_score, has_score, weight, slot = (
-        borrowed(team_rank),
-        borrowed(team_score),
-        borrowed(has_score),
-        borrowed(weight),
-        borrowed(slot),
-    )
+    matches, outputs = borrowed_matches(matches), borrowed_outputs(outputs)
     mu, sigma = borrowed(mu), borrowed(sigma)
-    before_mu, before_sd, after_mu, after_sd, p_win, rank, draw = outputs
-    outputs = (
-        borrowed(before_mu),
-        borrowed(before_sd),
-        borrowed(after_mu),
-        borrowed(after_sd),
-        borrowed(p_win),
-        borrowed(rank),
-        borrowed(draw),
-    )
     row_floats, row_ints, team_floats, team_ints, margins = scratch
-    row_floats, row_ints, team_floats, team_ints = (
-        borrowed(row_floats),
-        borrowed(row_ints),
-        borrowed(team_floats),
-        borrowed(team_ints),
-    )
-    scratch = (row_floats, row_ints, team_floats, team_ints, borrowed(margins))
+    scratch = (borrowed(row_floats), borrowed(row_ints), borrowed(team_floats), borrowed(team_ints), borrowed(margins))
+    wave_matches = matches[1]
     for i in range(first, stop):
-        _rate_one(
-            wave_matches[i],
-            model,
-            settings,
-            order,
-            team_start,
-            match_teams,
-            team_rank,
-            team_score,
-            has_score,
-            weight,
-            slot,
-            mu,
-            sigma,
-            outputs,
-            scratch,
-            row_floats,
-            row_ints,
-            team_floats,
-            team_ints,
-        )
+        _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs, scratch)
 
 
 def model_settings(params: dict) -> np.ndarray:
