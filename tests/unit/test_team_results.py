@@ -10,6 +10,7 @@ import pytest
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import columns_from_polars
 from duckrate.core.teams import TEAM_RESULTS, prepare_team_results
+from duckrate.synthetic import generate_team_matches
 
 
 def results(**changes) -> pl.DataFrame:
@@ -89,6 +90,30 @@ def test_no_input_row_order_changes_the_result():
         assert original[p.order].tolist() == base.order.tolist()
         for name in ("team_start", "match_teams", "team_rank", "team_score", "match_league", "match_seq"):
             assert np.array_equal(getattr(p, name), getattr(base, name)), name
+
+
+def test_grouped_chunked_and_shuffled_rows_give_the_same_arrays():
+    """Rows grouped by match (one run per match), in blocks taken in any order (a match split between blocks, as
+    DuckDB chunks come), or shuffled give the same arrays, bit for bit; matches and teams large enough to be
+    sorted by merge rather than insertion included."""
+    small = generate_team_matches(300, 200, seed=1, teams_per_match=(2, 4), team_size=(1, 5), n_leagues=3, scores=True)
+    free_for_all = generate_team_matches(20, 500, seed=2, teams_per_match=(40, 80), team_size=(1, 2), scores=True)
+    for frame in (small, free_for_all.drop("rank"), free_for_all.drop("score")):
+        frame = frame.with_row_index("original")
+        base = prepared(frame.drop("original"))
+        blocks = np.array_split(np.arange(frame.height), 37)
+        chunked = frame[np.concatenate([blocks[k] for k in np.random.default_rng(0).permutation(len(blocks))])]
+        for other in (chunked, frame.sample(fraction=1.0, shuffle=True, seed=3)):
+            p = prepared(other.drop("original"))
+            original = other["original"].to_numpy()
+            assert np.array_equal(original[p.order], base.order)
+            for name in ("team_start", "match_teams", "team_rank", "team_score", "match_has_score", "match_seq"):
+                mine, theirs = getattr(p, name), getattr(base, name)
+                assert mine.dtype == theirs.dtype and mine.tobytes() == theirs.tobytes(), name
+            assert np.array_equal(p.match_time_key, base.match_time_key)
+            # league codes follow the leagues' first rows; their names do not
+            leagues, base_leagues = np.array(p.league_names), np.array(base.league_names)
+            assert leagues[p.match_league].tolist() == base_leagues[base.match_league].tolist()
 
 
 @pytest.mark.parametrize(

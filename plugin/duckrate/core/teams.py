@@ -237,12 +237,11 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
 
     match_code = _sorted_codes(match)
     team_code = _sorted_codes(team)
-    codes = pl.DataFrame({"league": league, "match": match_code, "team": team_code, "player": player_code})
-    grouped = codes.select(pl.arg_sort_by(["league", "match", "team", "player"])).to_series().to_numpy()
-    grouped = grouped.astype(np.int64)
-    groups, problems = match_groups(grouped, league, match_code, team_code, player_code, time_key, rank, score)
-    if problems.twice.any():
-        row = int(np.flatnonzero(problems.twice)[-1])
+    replay, problems = match_groups(
+        league, match_code, team_code, player_code, time_key, rank, score, len(players), len(league_names)
+    )
+    if problems.twice is not None:
+        row = problems.twice
         same = (league == league[row]) & (match_code == match_code[row]) & (player_code == player_code[row])
         first = int(np.flatnonzero(same)[0])
         where = "twice in one team" if team_code[first] == team_code[row] else f"also in team {team[first]!r}"
@@ -289,46 +288,18 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
         expected = f"ranks that order the match's teams as their scores do (this team's score is {columns['score'][row].as_py()!r})"
         _fail(columns, table, "rank", row, value, expected)
 
-    order = groups.replay_order(time_key, match_code, league)
-    new_team = np.ones(n_rows, dtype=np.bool_)
-    new_match = np.ones(n_rows, dtype=np.bool_)
-    if n_rows:
-        in_order = {
-            name: values[order] for name, values in (("league", league), ("match", match_code), ("team", team_code))
-        }
-        same_match = (in_order["league"][1:] == in_order["league"][:-1]) & (
-            in_order["match"][1:] == in_order["match"][:-1]
-        )
-        new_match[1:] = ~same_match
-        new_team[1:] = ~(same_match & (in_order["team"][1:] == in_order["team"][:-1]))
-    team_rows = np.flatnonzero(new_team)
-    team_start = np.append(team_rows, n_rows).astype(np.int64)
-    match_teams = np.append(np.flatnonzero(new_match[team_rows]), len(team_rows)).astype(np.int64)
-    first_rows = order[team_rows[match_teams[:-1]]] if n_rows else np.zeros(0, dtype=np.int64)
-    match_league = league[first_rows].astype(np.int64)
-    match_seq = np.empty(len(first_rows), dtype=np.int64)
-    counters = np.zeros(len(league_names), dtype=np.int64)
-    for m, lg in enumerate(match_league):
-        counters[lg] += 1
-        match_seq[m] = counters[lg]
-    team_rank = groups.place[order[team_rows]].astype(np.int64)
-    team_score = score[order[team_rows]] if score is not None else np.full(len(team_rows), np.nan)
-    has_score = ~np.isnan(team_score)
-    match_has_score = (
-        np.logical_and.reduceat(has_score, match_teams[:-1]) if len(team_rows) else np.zeros(0, dtype=np.bool_)
-    )
     state, n_states, state_league, state_player = state_slots(league, player_code, len(players), len(league_names))
     return PreparedTeams(
         n_rows=n_rows,
-        order=np.ascontiguousarray(order),
-        team_start=team_start,
-        match_teams=match_teams,
-        team_rank=np.ascontiguousarray(team_rank),
-        team_score=np.ascontiguousarray(team_score),
-        match_has_score=np.ascontiguousarray(match_has_score, dtype=np.bool_),
-        match_league=np.ascontiguousarray(match_league),
-        match_seq=match_seq,
-        match_time_key=np.ascontiguousarray(time_key[first_rows], dtype=np.int64),
+        order=replay.order,
+        team_start=replay.team_start,
+        match_teams=replay.match_teams,
+        team_rank=replay.team_rank,
+        team_score=replay.team_score,
+        match_has_score=replay.match_has_score,
+        match_league=replay.match_league,
+        match_seq=replay.match_seq,
+        match_time_key=replay.match_time_key,
         state=np.ascontiguousarray(state, dtype=np.int64),
         weight=np.ascontiguousarray(weight),
         league=np.ascontiguousarray(league, dtype=np.int64),
