@@ -168,9 +168,8 @@ def _match_pass(
     match_seq = np.empty(n_matches, dtype=np.int64)
     match_time_key = np.empty(n_matches, dtype=np.int64)
     counters = np.zeros(n_leagues, dtype=np.int64)
-    # each player's last match (by its place in match_order) and row there: who is in a match twice
+    # each player's last match (its place in match_order): who is in a match twice
     seen_match = np.full(n_players, -1, dtype=np.int64)
-    seen_row = np.empty(n_players, dtype=np.int64)
     # scratch for one match: its rows, their team and player codes, its teams' bounds and outcomes
     rows = np.empty(largest, dtype=np.int64)
     team_key = np.empty(largest, dtype=np.int64)
@@ -205,14 +204,13 @@ def _match_pass(
                 m += 1
         # the runs of a match are in input order, so its rows are ascending: rows[0] is its first row
         first = rows[0]
-        # a player twice in the match: every such row is flagged; the caller reports the last
+        # a player twice in the match: the last row of any such player (the caller reports it), a row after
+        # the player's first, as the rows are ascending
         for k in range(m):
             p = player_key[k]
             if seen_match[p] == position:
-                twice_row = max(twice_row, rows[k], seen_row[p])
-            else:
-                seen_match[p] = position
-                seen_row[p] = rows[k]
+                twice_row = max(twice_row, rows[k])
+            seen_match[p] = position
         # played_at: the match's first row (input order) against the others
         if first < time_first:
             for k in range(1, m):
