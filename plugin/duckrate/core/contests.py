@@ -22,7 +22,15 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.matches import columns_from_polars, encode_column, is_absent, single_chunk, time_key_of, time_unit_of
+from duckrate.core.matches import (
+    columns_from_polars,
+    encode_column,
+    encode_runs,
+    is_absent,
+    single_chunk,
+    time_key_of,
+    time_unit_of,
+)
 from duckrate.core.protocol import InputShape
 
 REQUIRED_COLUMNS = ("contest_id", "played_at", "player", "rank")
@@ -208,7 +216,7 @@ def league_codes(columns: dict, n_rows: int) -> tuple[np.ndarray, list]:
     """Each row's league index and the league names (None for rows without a league, or no league column)."""
     if "league" not in columns or columns["league"].null_count == n_rows:
         return np.zeros(n_rows, dtype=np.int64), [None]
-    league, dictionary = encode_column(pc.cast(columns["league"], pa.large_string()))
+    league, dictionary = encode_runs(pc.cast(columns["league"], pa.large_string()))
     names = dictionary.to_pylist()
     if (league < 0).any():
         league = np.where(league < 0, len(names), league)

@@ -175,6 +175,22 @@ def encode_column(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
     return np.asarray(indices, dtype=np.int64), encoded.dictionary
 
 
+def encode_runs(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """:func:`encode_column` of a column whose equal values mostly come in runs of adjacent rows (a league, the
+    teams of a match): only the first value of each run is hashed. The same codes and dictionary (values in
+    order of first appearance, NULL as -1); a column of short runs is encoded whole."""
+    n = len(array)
+    if n < 2:
+        return encode_column(array)
+    new_run = np.ones(n, dtype=np.bool_)
+    new_run[1:] = ~np.asarray(pc.equal(array[1:], array[:-1]).fill_null(False), dtype=np.bool_)
+    starts = np.flatnonzero(new_run)
+    if len(starts) * 4 > n:
+        return encode_column(array)
+    codes, dictionary = encode_column(array.take(pa.array(starts)))
+    return np.repeat(codes, np.diff(np.append(starts, n))), dictionary
+
+
 def _as_names(columns: dict, table: str, name: str) -> pa.Array:
     array = columns[name]
     if pa.types.is_dictionary(array.type):  # e.g. a Polars Categorical column

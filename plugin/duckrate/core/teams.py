@@ -14,16 +14,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import partial
-from typing import ClassVar, cast
+from typing import ClassVar
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from duckrate.core.contests import PlayerRows, league_codes, player_codes, row_error, state_slots
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.matches import is_absent, single_chunk, time_key_of, time_unit_of
+from duckrate.core.matches import encode_runs, is_absent, single_chunk, time_key_of, time_unit_of
 from duckrate.core.protocol import InputShape
 from duckrate.core.team_groups import match_groups
 
@@ -117,6 +116,8 @@ def _numbers(columns: dict, table: str, name: str, what: str) -> np.ndarray:
 
 
 def _null_rows(array: pa.Array) -> np.ndarray:
+    if not array.null_count:
+        return np.zeros(0, dtype=np.int64)
     return np.flatnonzero(~np.asarray(array.is_valid(), dtype=np.bool_))
 
 
@@ -154,31 +155,29 @@ def _weights(columns: dict, table: str, n_rows: int) -> np.ndarray:
     return weight
 
 
-def _keys(columns: dict, table: str, name: str, what: str) -> pl.Series:
-    """A key column (``match_id``, ``team``) as a Polars series: integers or text."""
+def _keys(columns: dict, table: str, name: str, what: str) -> pa.Array:
+    """A key column (``match_id``, ``team``) as int64 or large strings."""
     array = columns[name]
     if pa.types.is_dictionary(array.type):
         array = array.dictionary_decode()
     if pa.types.is_integer(array.type):
-        return cast(pl.Series, pl.from_arrow(pc.cast(array, pa.int64())))
+        return pc.cast(array, pa.int64())
     try:
-        return cast(pl.Series, pl.from_arrow(pc.cast(array, pa.large_string())))
+        return pc.cast(array, pa.large_string())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         raise DuckrateInputError(f"{table}: column '{name}' has type {array.type}; expected {what}") from None
 
 
-def _sorted_codes(keys: pl.Series) -> np.ndarray:
+def _sorted_codes(keys: pa.Array) -> np.ndarray:
     """int64 codes of a key column in the keys' own sort order: integer keys as they are, text by the dense
     rank of its bytes."""
-    if keys.dtype == pl.Int64:
-        return keys.to_numpy()
-    encoded = pc.dictionary_encode(keys.to_arrow())
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    by_text = pc.array_sort_indices(encoded.dictionary).to_numpy()
+    if pa.types.is_int64(keys.type):
+        return np.asarray(keys, dtype=np.int64)
+    codes, dictionary = encode_runs(keys)  # a match's rows, and a team's, mostly adjacent
+    by_text = pc.array_sort_indices(dictionary).to_numpy()
     code_of = np.empty(len(by_text), dtype=np.int64)
     code_of[by_text] = np.arange(len(by_text), dtype=np.int64)
-    return code_of[encoded.indices.to_numpy(zero_copy_only=False)]
+    return code_of[codes]
 
 
 def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_results") -> PreparedTeams:
@@ -244,7 +243,7 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
         row = problems.twice
         same = (league == league[row]) & (match_code == match_code[row]) & (player_code == player_code[row])
         first = int(np.flatnonzero(same)[0])
-        where = "twice in one team" if team_code[first] == team_code[row] else f"also in team {team[first]!r}"
+        where = "twice in one team" if team_code[first] == team_code[row] else f"also in team {team[first].as_py()!r}"
         _fail(
             columns,
             table,
