@@ -21,7 +21,8 @@ import numpy as np
 from duckrate.core.jit import kernel
 
 NO_ROW = np.iinfo(np.int64).max
-#: Matches (and teams per match) up to this many rows are sorted by insertion; larger ones by merge sort.
+#: A match of up to this many rows (a match's teams, up to this many) is sorted by insertion, a larger one by
+#: merge sort.
 INSERTION_SORT_MAX = 48
 
 
@@ -156,6 +157,8 @@ def _match_pass(
     n_leagues,
     largest,
 ):
+    """Each match, taken in ``match_order``: its checks, and its rows, teams and places written in replay order
+    (the :class:`Replay` arrays), then the :class:`Problems` rows (``NO_ROW`` for none) as one array."""
     n = len(league)
     n_matches = len(match_order)
     order = np.empty(n, dtype=np.int64)

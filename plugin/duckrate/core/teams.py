@@ -126,18 +126,21 @@ def _outcome(columns: dict, table: str, name: str) -> np.ndarray | None:
     (which rows may be NULL is :func:`prepare_team_results`' business)."""
     if is_absent(columns, name):
         return None
-    given = np.asarray(columns[name].is_valid(), dtype=np.bool_)
+    nulls = _null_rows(columns[name])
     if name == "rank":
         values = _numbers(columns, table, name, "an integer rank (1 = best)")
-        values[~given] = np.nan
+        values[nulls] = np.nan
         ok = np.isfinite(values) & (values == np.floor(values)) & (values >= 1) & (values < 2.0**62)
-        bad = np.flatnonzero(given & ~ok)
+        ok[nulls] = True  # NULL is not a bad rank
+        bad = np.flatnonzero(~ok)
         if bad.size:
             _fail(columns, table, name, int(bad[0]), columns[name][int(bad[0])].as_py(), "a whole-number rank >= 1")
         return values
     values = _numbers(columns, table, name, "a numeric score (higher is better)")
-    values[~given] = np.nan
-    bad = np.flatnonzero(given & ~np.isfinite(values))
+    values[nulls] = np.nan
+    ok = np.isfinite(values)
+    ok[nulls] = True
+    bad = np.flatnonzero(~ok)
     if bad.size:
         _fail(columns, table, name, int(bad[0]), float(values[bad[0]]), "a finite score (higher is better)")
     return values
@@ -221,9 +224,9 @@ def prepare_team_results(columns: dict[str, pa.Array], table: str = "team_result
     rank, score = _outcome(columns, table, "rank"), _outcome(columns, table, "score")
     weight = _weights(columns, table, n_rows)
     neither = np.ones(n_rows, dtype=np.bool_)
-    for values in (rank, score):
+    for name, values in (("rank", rank), ("score", score)):
         if values is not None:
-            neither &= np.isnan(values)
+            neither &= np.isnan(values) if columns[name].null_count else False
     if neither.any():
         row = int(np.flatnonzero(neither)[0])
         column = "rank" if rank is not None else "score"
