@@ -5,10 +5,11 @@ from __future__ import annotations
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pytest
 
 from duckrate.core.errors import DuckrateInputError
-from duckrate.core.matches import columns_from_polars
+from duckrate.core.matches import columns_from_polars, encode_column, encode_runs
 from duckrate.core.teams import TEAM_RESULTS, prepare_team_results
 from duckrate.synthetic import generate_team_matches
 
@@ -114,6 +115,26 @@ def test_grouped_chunked_and_shuffled_rows_give_the_same_arrays():
             # league codes follow the leagues' first rows; their names do not
             leagues, base_leagues = np.array(p.league_names), np.array(base.league_names)
             assert leagues[p.match_league].tolist() == base_leagues[base.match_league].tolist()
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        ["main"] * 9,
+        ["b", "b", "a", "a", None, None, "b", "", "", "c", "c", "c"],
+        [None] * 5 + ["x"] * 20,
+        [f"p{i % 7}" for i in range(40)],  # short runs: encoded whole
+        ["only"],
+        [],
+    ],
+)
+def test_encode_runs_gives_the_codes_and_dictionary_of_encode_column(values):
+    array = pa.array(values, pa.large_string())
+    for part in (array, array[1:]):  # a slice too: an offset into the buffers
+        codes, dictionary = encode_runs(part)
+        expected_codes, expected_dictionary = encode_column(part)
+        assert codes.dtype == np.int64 and codes.tolist() == expected_codes.tolist()
+        assert dictionary.equals(expected_dictionary)
 
 
 @pytest.mark.parametrize(
