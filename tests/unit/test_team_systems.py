@@ -3,6 +3,8 @@ order, the waves against a one-by-one replay, parameter checks, and the team mar
 
 from __future__ import annotations
 
+import sys
+
 import numba
 import numpy as np
 import polars as pl
@@ -15,7 +17,8 @@ import duckrate
 from duckrate.core.errors import DuckrateInputError
 from duckrate.registry import SYSTEMS
 from duckrate.synthetic import generate_team_matches
-from duckrate.systems.team_batches import match_waves
+from duckrate.systems.team import TeamMatches
+from duckrate.systems.team_batches import match_waves, thread_sequences
 
 
 @pytest.fixture(scope="module")
@@ -40,12 +43,16 @@ def test_same_bits_whatever_the_thread_count_and_row_order(results, system):
     assert_frame_equal(one, many, check_exact=True)
 
 
-def test_waves_hold_each_match_after_every_earlier_match_of_its_players(results):
+def _prepared(results):
     from duckrate.core.matches import columns_from_polars
     from duckrate.core.teams import prepare_team_results
 
-    prepared = prepare_team_results(columns_from_polars(results, "team_results"))
-    wave_start, wave_matches = match_waves(
+    return prepare_team_results(columns_from_polars(results, "team_results"))
+
+
+def test_waves_hold_each_match_after_every_earlier_match_of_its_players(results):
+    prepared = _prepared(results)
+    wave_start, wave_matches, previous = match_waves(
         prepared.order, prepared.team_start, prepared.match_teams, prepared.state, prepared.n_states
     )
     assert sorted(wave_matches.tolist()) == list(range(prepared.n_matches))
@@ -54,14 +61,66 @@ def test_waves_hold_each_match_after_every_earlier_match_of_its_players(results)
         wave_of[wave_matches[wave_start[w] : wave_start[w + 1]]] = w
     last: dict = {}
     for m in range(prepared.n_matches):
-        rows = prepared.order[
-            prepared.team_start[prepared.match_teams[m]] : prepared.team_start[prepared.match_teams[m + 1]]
-        ]
-        for slot in prepared.state[rows]:
+        first, stop = prepared.team_start[prepared.match_teams[m]], prepared.team_start[prepared.match_teams[m + 1]]
+        for position in range(first, stop):
+            slot = prepared.state[prepared.order[position]]
+            assert previous[position] == last.get(slot, -1)
             if slot in last:
                 assert wave_of[last[slot]] < wave_of[m]
-            last[slot] = m
+        for position in range(first, stop):
+            last[prepared.state[prepared.order[position]]] = m
     assert len(wave_start) - 1 < prepared.n_matches / 10  # the schedule does put matches side by side
+
+
+def test_thread_sequences_share_out_every_match_in_wave_order(results):
+    prepared = _prepared(results)
+    matches = TeamMatches.of(prepared)
+    for threads in (1, 2, 3, 5):
+        sequences = thread_sequences(matches.wave_start, matches.wave_matches, threads)
+        assert len(sequences) == threads
+        assert sorted(np.concatenate(sequences).tolist()) == list(range(prepared.n_matches))
+        position = np.empty(prepared.n_matches, dtype=np.int64)
+        position[matches.wave_matches] = np.arange(prepared.n_matches)
+        for sequence in sequences:
+            assert np.all(np.diff(position[sequence]) > 0)
+
+
+@pytest.mark.parametrize("system", ["plackett_luce", "trueskill_teams"])
+def test_any_number_of_threads_rates_the_same_bits(results, system, monkeypatch):
+    """More threads than this machine's cores too: each waits for the matches it depends on."""
+    from duckrate.systems import team_batches
+    from duckrate.systems.event_state import fresh_start
+
+    prepared, entry = _prepared(results), SYSTEMS.get(system)
+    params = entry.resolve({})
+    runs = []
+    original = team_batches.rate_in_waves
+    for threads in (1, 2, 3, 4):
+        forced = lambda m, rate, threads=None, n=threads: original(m, rate, n)
+        for module in ("duckrate.systems.weng_lin.replay", "duckrate.systems.trueskill_teams.replay"):
+            monkeypatch.setattr(sys.modules[module], "rate_in_waves", forced)
+        computed, _ = entry.run(prepared, None, params, fresh_start(prepared))
+        runs.append(computed)
+    for other in runs[1:]:
+        for name, values in runs[0].items():
+            assert np.array_equal(values, other[name], equal_nan=True), name
+
+
+def test_a_failing_thread_stops_the_others_and_raises(results):
+    from duckrate.systems.team_batches import rate_in_waves
+
+    matches = TeamMatches.of(_prepared(results))
+
+    def rate(sequence, done):
+        if sequence[0] != matches.wave_matches[0]:  # not the first thread's share: fail at once
+            raise RuntimeError("boom")
+        first = sequence[0]
+        while done[-1] == 0:  # the first thread waits for a match the failed thread would rate
+            pass
+        assert first >= 0
+
+    with pytest.raises(RuntimeError, match="boom"):
+        rate_in_waves(matches, rate, threads=2)
 
 
 def test_parameters_are_checked():

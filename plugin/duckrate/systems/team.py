@@ -108,13 +108,14 @@ def registered() -> tuple[TeamSystem, ...]:
 @dataclass(frozen=True)
 class TeamMatches:
     """The prepared matches as a kernel reads them (all int64 but ``team_score`` and ``weight``, float64):
-    the waves (:func:`.team_batches.match_waves`), the rows in replay order (``order``, ``team_start``,
-    ``match_teams``), each team's place and score (NaN where none), whether each match was given by scores
-    (``has_score``, bool per match), and each
-    input row's weight and state slot."""
+    the waves and each row's previous match of its player (:func:`.team_batches.match_waves`), the rows in
+    replay order (``order``, ``team_start``, ``match_teams``), each team's place and score (NaN where none),
+    whether each match was given by scores (``has_score``, bool per match), and each input row's weight and
+    state slot."""
 
     wave_start: np.ndarray
     wave_matches: np.ndarray
+    previous: np.ndarray
     order: np.ndarray
     team_start: np.ndarray
     match_teams: np.ndarray
@@ -125,10 +126,9 @@ class TeamMatches:
     slot: np.ndarray
 
     def kernel_arrays(self) -> tuple:
-        """The fields as the tuple the kernels unpack, in this order."""
+        """The arrays the kernels unpack, in this order (``previous`` through ``slot``)."""
         return (
-            self.wave_start,
-            self.wave_matches,
+            self.previous,
             self.order,
             self.team_start,
             self.match_teams,
@@ -147,12 +147,13 @@ class TeamMatches:
 
     @classmethod
     def of(cls, prepared: PreparedTeams) -> TeamMatches:
-        wave_start, wave_matches = match_waves(
+        wave_start, wave_matches, previous = match_waves(
             prepared.order, prepared.team_start, prepared.match_teams, prepared.state, prepared.n_states
         )
         return cls(
             wave_start,
             wave_matches,
+            previous,
             prepared.order,
             prepared.team_start,
             prepared.match_teams,

@@ -1,60 +1,87 @@
-"""The matches of a team replay as the kernels read them: waves of matches that share no player, one match's
-rows gathered into local arrays and written back, and the plan that rates big waves on several threads.
+"""The matches of a team replay as the kernels read them: the order that lets matches be rated side by side,
+one match's rows gathered into local arrays and written back, and the threads that rate them.
 
-A match's update reads and writes only its own players' ratings, so matches that share no player can be
-rated side by side. :func:`match_waves` puts each match in the first wave after every wave holding an
-earlier match of one of its players; rating the waves in order, the matches of a wave in any order or on
-any number of threads, gives every match the ratings a one-by-one replay in (played_at, match_id) order
-gives it, bit for bit.
+A match's update reads and writes only its own players' ratings, so a match can be rated as soon as the
+previous match of each of its players has been (:func:`match_waves` finds that previous match for every row).
+:func:`rate_in_waves` splits the matches between threads, each rating its share in wave order (a match's wave
+is one more than the latest wave among its players' earlier matches), and a thread about to rate a match
+waits, spinning on a flag per match, until the other threads have rated the previous matches of its players
+(:func:`ready`). Every match thus sees exactly the ratings a one-by-one replay in (played_at, match_id) order
+gives it: the same bits on any number of threads.
 
-:func:`rate_in_waves` runs a system's kernel over the waves: a wave of at least :data:`PARALLEL_FROM` matches
-is split between threads (Python threads calling the kernel, which releases the GIL), and the small waves in
-between run in one call on one thread. Measured on 2 vCPUs: a numba ``prange`` region per wave cost about 7 ms
-with the OpenMP threading layer (numba's default where libgomp exists), more than the wave's work; a Python
-thread handing over half a wave costs about 0.1 ms.
+Measured on 2 vCPUs (1M 5v5 matches, about 1 us of work each): a numba ``prange`` region per wave cost about
+7 ms with the OpenMP threading layer, and handing each wave's half to a Python thread about 0.25 ms, both more
+than a wave's work; threads that run the whole history once and wait only where a dependency is not yet
+rated cost one handover per replay.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import numba
 import numpy as np
 
 from duckrate.core.borrowed import borrowed
 from duckrate.core.jit import inlined_kernel, kernel
-
-#: Waves with at least this many matches are split between threads.
-PARALLEL_FROM = 256
+from duckrate.core.sync import wait_for
 
 
 @kernel
-def _wave_of_each(order, team_start, match_teams, slot, n_states):
+def _waves_and_previous(order, team_start, match_teams, slot, n_states):
     n_matches = len(match_teams) - 1
-    last = np.zeros(n_states, dtype=np.int64)  # the wave of the player's latest match, 0 = none yet
+    last_wave = np.zeros(n_states, dtype=np.int64)  # the wave of the player's latest match, 0 = none yet
+    last_match = np.full(n_states, -1, dtype=np.int64)
     wave = np.empty(n_matches, dtype=np.int64)
+    previous = np.empty(len(order), dtype=np.int64)
     for m in range(n_matches):
         first, stop = team_start[match_teams[m]], team_start[match_teams[m + 1]]
         w = 0
         for r in range(first, stop):
-            w = max(w, last[slot[order[r]]])
+            player = slot[order[r]]
+            w = max(w, last_wave[player])
+            previous[r] = last_match[player]
         w += 1
         for r in range(first, stop):
-            last[slot[order[r]]] = w
+            last_wave[slot[order[r]]] = w
+            last_match[slot[order[r]]] = m
         wave[m] = w
-    return wave
+    return wave, previous
 
 
-def match_waves(order, team_start, match_teams, slot, n_states) -> tuple[np.ndarray, np.ndarray]:
-    """``(wave_start, wave_matches)``: the matches of wave w are ``wave_matches[wave_start[w]:wave_start[w +
-    1]]``, in replay order; ``slot`` is each input row's state slot."""
-    wave = _wave_of_each(order, team_start, match_teams, slot, n_states)
+def match_waves(order, team_start, match_teams, slot, n_states) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(wave_start, wave_matches, previous)``: the matches of wave w are ``wave_matches[wave_start[w]:
+    wave_start[w + 1]]``, in replay order; ``previous[r]`` is the match before this one of the player at
+    position r of ``order`` (-1 for the player's first). ``slot`` is each input row's state slot."""
+    wave, previous = _waves_and_previous(order, team_start, match_teams, slot, n_states)
     wave_matches = np.argsort(wave, kind="stable").astype(np.int64)
     counts = np.bincount(wave, minlength=1)[1:] if len(wave) else np.zeros(0, dtype=np.int64)
     wave_start = np.zeros(len(counts) + 1, dtype=np.int64)
     np.cumsum(counts, out=wave_start[1:])
-    return wave_start, wave_matches
+    return wave_start, wave_matches, previous
+
+
+def thread_sequences(wave_start: np.ndarray, wave_matches: np.ndarray, threads: int) -> list[np.ndarray]:
+    """Each thread's matches in the order it rates them: every wave cut into ``threads`` contiguous parts,
+    thread t taking part t of each wave, waves in order."""
+    if threads == 1:
+        return [wave_matches]
+    sizes = np.diff(wave_start)
+    position = np.arange(len(wave_matches), dtype=np.int64) - np.repeat(wave_start[:-1], sizes)
+    share = position * threads // np.repeat(np.maximum(sizes, 1), sizes)
+    return [wave_matches[share == t] for t in range(threads)]
+
+
+@inlined_kernel
+def ready(m, team_start, match_teams, previous, done):
+    """Wait until the previous match of each player of match ``m`` is rated (``done``: a flag per match and
+    an abort flag last); False if another thread failed."""
+    abort = done.shape[0] - 1
+    for r in range(team_start[match_teams[m]], team_start[match_teams[m + 1]]):
+        if previous[r] >= 0 and not wait_for(done, previous[r], abort):
+            return False
+    return True
 
 
 @inlined_kernel
@@ -95,12 +122,11 @@ def gathered_match(m, order, team_start, match_teams, slot, weight, mu, sigma):
 @inlined_kernel
 def borrowed_matches(matches):
     """The kernel arrays of :meth:`duckrate.systems.team.TeamMatches.kernel_arrays` as borrowed views
-    (:mod:`duckrate.core.borrowed`): a span borrows its arguments once, so rating a match costs no
+    (:mod:`duckrate.core.borrowed`): a kernel borrows its arguments once, so rating a match costs no
     reference counts."""
-    wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
+    previous, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
     return (
-        borrowed(wave_start),
-        borrowed(wave_matches),
+        borrowed(previous),
         borrowed(order),
         borrowed(team_start),
         borrowed(match_teams),
@@ -157,40 +183,35 @@ def write_match(
             sigma[slot[row]] = after_sigma[i]
 
 
-def wave_plan(wave_start: np.ndarray, threads: int) -> list[list[tuple[int, int]]]:
-    """The calls of :func:`rate_in_waves`, in order: each step a list of ``(first, stop)`` spans of
-    ``wave_matches`` rated at once (one span: on the calling thread; several: one per thread). Consecutive
-    small waves make one span."""
-    steps: list[list[tuple[int, int]]] = []
-    pending = None  # the first match of a run of small waves not yet planned
-    for w in range(len(wave_start) - 1):
-        first, stop = int(wave_start[w]), int(wave_start[w + 1])
-        if threads > 1 and stop - first >= PARALLEL_FROM:
-            if pending is not None:
-                steps.append([(pending, first)])
-                pending = None
-            cuts = [first + (stop - first) * k // threads for k in range(threads + 1)]
-            steps.append([(cuts[k], cuts[k + 1]) for k in range(threads)])
-        elif pending is None:
-            pending = first
-    if pending is not None:
-        steps.append([(pending, int(wave_start[-1]))])
-    return steps
-
-
-def rate_in_waves(wave_start: np.ndarray, rate_span: Callable[[int, int], None], threads: int | None = None) -> None:
-    """Rate every match: ``rate_span(first, stop)`` rates ``wave_matches[first:stop]`` in that order (a kernel
-    call that releases the GIL); big waves are split between ``threads`` threads (default: numba's thread
-    count)."""
+def rate_in_waves(
+    matches,
+    rate_sequence: Callable[[np.ndarray, np.ndarray], None],
+    threads: int | None = None,
+) -> None:
+    """Rate every match of ``matches`` (a :class:`duckrate.systems.team.TeamMatches`):
+    ``rate_sequence(sequence, done)`` rates the matches ``sequence`` in that order, waiting with
+    :func:`ready` before each and setting its flag in ``done`` after (a kernel call that releases the GIL).
+    The matches are split between ``threads`` threads (default: numba's thread count), each one call."""
     threads = max(1, numba.get_num_threads() if threads is None else threads)
-    steps = wave_plan(wave_start, threads)
-    if all(len(step) == 1 for step in steps):
-        for ((first, stop),) in steps:
-            rate_span(first, stop)
+    done = np.zeros(len(matches.match_teams), dtype=np.int64)  # a flag per match, then the abort flag
+    sequences = thread_sequences(matches.wave_start, matches.wave_matches, threads)
+    if len(sequences) == 1:
+        rate_sequence(sequences[0], done)
         return
-    with ThreadPoolExecutor(max_workers=threads - 1) as pool:
-        for step in steps:
-            others = [pool.submit(rate_span, first, stop) for first, stop in step[1:]]
-            rate_span(*step[0])
-            for other in others:
-                other.result()
+    failures: list[BaseException] = []
+
+    def rate(sequence: np.ndarray) -> None:
+        try:
+            rate_sequence(sequence, done)
+        except BaseException as error:
+            failures.append(error)
+            done[-1] = 1  # the others stop waiting
+
+    workers = [threading.Thread(target=rate, args=(sequence,)) for sequence in sequences[1:]]
+    for worker in workers:
+        worker.start()
+    rate(sequences[0])
+    for worker in workers:
+        worker.join()
+    if failures:
+        raise failures[0]

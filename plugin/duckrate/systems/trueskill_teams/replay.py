@@ -17,8 +17,16 @@ from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
+from duckrate.core.sync import store_release
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
-from duckrate.systems.team_batches import borrowed_matches, borrowed_outputs, gathered_match, rate_in_waves, write_match
+from duckrate.systems.team_batches import (
+    borrowed_matches,
+    borrowed_outputs,
+    gathered_match,
+    rate_in_waves,
+    ready,
+    write_match,
+)
 from duckrate.systems.trueskill_teams.factor_graph import rate_match, settings_array
 from duckrate.systems.trueskill_teams.forecast import predict_match, predicted_ranks
 
@@ -40,7 +48,7 @@ def model_settings(params: dict) -> np.ndarray:
 
 @inlined_kernel
 def _rate_one(m, settings, matches, mu, sigma, outputs):
-    wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
+    _, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
     rows, local_mu, local_sigma, local_weight, bounds = gathered_match(
         m, order, team_start, match_teams, slot, weight, mu, sigma
     )
@@ -58,14 +66,19 @@ def _rate_one(m, settings, matches, mu, sigma, outputs):
 
 
 @kernel
-def trueskill_teams_span(settings, matches, first, stop, mu, sigma, outputs):
-    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`), on
-    borrowed views of the arguments (:mod:`duckrate.core.borrowed`)."""
+def trueskill_teams_span(settings, matches, sequence, done, mu, sigma, outputs):
+    """Rate the matches ``sequence`` in order, each once the previous matches of its players are (``done``, see
+    :func:`duckrate.systems.team_batches.rate_in_waves`), on borrowed views of the arguments
+    (:mod:`duckrate.core.borrowed`)."""
     matches, outputs = borrowed_matches(matches), borrowed_outputs(outputs)
-    mu, sigma = borrowed(mu), borrowed(sigma)
-    wave_matches = matches[1]
-    for i in range(first, stop):
-        _rate_one(wave_matches[i], settings, matches, mu, sigma, outputs)
+    mu, sigma, sequence, done = borrowed(mu), borrowed(sigma), borrowed(sequence), borrowed(done)
+    previous, team_start, match_teams = matches[0], matches[2], matches[3]
+    for i in range(sequence.shape[0]):
+        m = sequence[i]
+        if not ready(m, team_start, match_teams, previous, done):
+            return
+        _rate_one(m, settings, matches, mu, sigma, outputs)
+        store_release(done, m, 1)
 
 
 def _run(prepared, priors, params, start):
@@ -77,9 +90,9 @@ def _run(prepared, priors, params, start):
         params,
         start,
         lambda matches, mu, sigma, outputs: rate_in_waves(
-            matches.wave_start,
-            lambda first, stop: trueskill_teams_span(
-                settings, matches.kernel_arrays(), first, stop, mu, sigma, outputs
+            matches,
+            lambda sequence, done: trueskill_teams_span(
+                settings, matches.kernel_arrays(), sequence, done, mu, sigma, outputs
             ),
         ),
     )

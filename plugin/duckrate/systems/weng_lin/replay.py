@@ -24,12 +24,14 @@ from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TRUESKILL_MU
+from duckrate.core.sync import store_release
 from duckrate.systems.team import MU, SIGMA, TeamSystem, run_team_kernel
 from duckrate.systems.team_batches import (
     borrowed_matches,
     borrowed_outputs,
     gather_match,
     rate_in_waves,
+    ready,
     uses_weights,
     write_match,
 )
@@ -87,7 +89,7 @@ def _check(params: dict) -> None:
 
 @inlined_kernel
 def _rate_one(m, model, settings, matches, mu, sigma, outputs, scratch):
-    wave_start, wave_matches, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
+    _, order, team_start, match_teams, team_rank, team_score, has_score, weight, slot = matches
     row_floats, row_ints, team_floats, team_ints, _ = scratch
     t0, t1 = match_teams[m], match_teams[m + 1]
     n, k = team_start[t1] - team_start[t0], t1 - t0
@@ -119,17 +121,22 @@ def _rate_one(m, model, settings, matches, mu, sigma, outputs, scratch):
 
 
 @kernel
-def weng_lin_span(model, settings, matches, first, stop, mu, sigma, outputs, scratch):
-    """Rate ``wave_matches[first:stop]`` in order (:func:`duckrate.systems.team_batches.rate_in_waves`) in
-    ``scratch`` (:func:`.scratch.match_scratch` for the largest match; one per thread). The loop works on
-    borrowed views of its arguments (:mod:`duckrate.core.borrowed`), so a match costs no reference counts."""
+def weng_lin_span(model, settings, matches, sequence, done, mu, sigma, outputs, scratch):
+    """Rate the matches ``sequence`` in order, each once the previous matches of its players are (``done``, see
+    :func:`duckrate.systems.team_batches.rate_in_waves`), in ``scratch`` (:func:`.scratch.match_scratch` for
+    the largest match; one per thread). The loop works on borrowed views of its arguments
+    (:mod:`duckrate.core.borrowed`), so a match costs no reference counts."""
     matches, outputs = borrowed_matches(matches), borrowed_outputs(outputs)
-    mu, sigma = borrowed(mu), borrowed(sigma)
+    mu, sigma, sequence, done = borrowed(mu), borrowed(sigma), borrowed(sequence), borrowed(done)
     row_floats, row_ints, team_floats, team_ints, margins = scratch
     scratch = (borrowed(row_floats), borrowed(row_ints), borrowed(team_floats), borrowed(team_ints), borrowed(margins))
-    wave_matches = matches[1]
-    for i in range(first, stop):
-        _rate_one(wave_matches[i], model, settings, matches, mu, sigma, outputs, scratch)
+    previous, team_start, match_teams = matches[0], matches[2], matches[3]
+    for i in range(sequence.shape[0]):
+        m = sequence[i]
+        if not ready(m, team_start, match_teams, previous, done):
+            return
+        _rate_one(m, model, settings, matches, mu, sigma, outputs, scratch)
+        store_release(done, m, 1)
 
 
 def model_settings(params: dict) -> np.ndarray:
@@ -157,9 +164,9 @@ def _runner(name: str):
         def rate(matches, mu, sigma, outputs):
             arrays, (most_rows, most_teams) = matches.kernel_arrays(), matches.largest()
             rate_in_waves(
-                matches.wave_start,
-                lambda first, stop: weng_lin_span(
-                    code, settings, arrays, first, stop, mu, sigma, outputs, match_scratch(most_rows, most_teams)
+                matches,
+                lambda sequence, done: weng_lin_span(
+                    code, settings, arrays, sequence, done, mu, sigma, outputs, match_scratch(most_rows, most_teams)
                 ),
             )
 
