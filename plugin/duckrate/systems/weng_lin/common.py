@@ -507,6 +507,28 @@ def team_ratings(mu, sigma, team_bounds, balance, kappa, team_mu, team_sigma_sq,
 
 
 @inlined_kernel
+def scratch_team_ratings(scratch, settings, mu, sigma, team_bounds, mu_row, sigma_sq_row):
+    """:func:`team_ratings` with the settings' ``balance`` and κ into the rows ``mu_row`` and
+    ``sigma_sq_row`` of ``scratch``'s team floats (its sort in the row scratch); returns the two views."""
+    row_floats, row_ints, team_floats, _, _ = scratch
+    n_teams = team_bounds.shape[0] - 1
+    team_mu = borrowed_row(team_floats, mu_row, n_teams)
+    team_sigma_sq = borrowed_row(team_floats, sigma_sq_row, n_teams)
+    team_ratings(
+        mu,
+        sigma,
+        team_bounds,
+        settings[S_BALANCE] != 0.0,
+        settings[S_KAPPA],
+        team_mu,
+        team_sigma_sq,
+        borrowed_row(row_ints, ROW_ORDER, row_ints.shape[1]),
+        borrowed_row(row_floats, ROW_ORDINAL, row_floats.shape[1]),
+    )
+    return team_mu, team_sigma_sq
+
+
+@inlined_kernel
 def normalized_weights(weight, team_bounds, lo_bound, hi_bound, out):
     """openskill's per-team ``_normalize`` of the partial-play weights to [lo_bound, hi_bound]: a one-player
     team gets hi_bound; otherwise w ↦ (w - min)/range · (hi - lo) + lo with range = max - min, or 0.0001
@@ -621,19 +643,7 @@ def prepare_match(scratch, settings, mu, sigma, team_bounds, team_rank, team_sco
         rank[k] = given_rank[order[k]]
         score[k] = team_score[order[k]] if has_score else 0.0
 
-    team_mu = borrowed_row(team_floats, TEAM_MU, n_teams)
-    team_sigma_sq = borrowed_row(team_floats, TEAM_SIGMA_SQ, n_teams)
-    team_ratings(
-        mu,
-        sigma_tau,
-        team_bounds,
-        settings[S_BALANCE] != 0.0,
-        settings[S_KAPPA],
-        team_mu,
-        team_sigma_sq,
-        borrowed_row(row_ints, ROW_ORDER, row_ints.shape[1]),
-        borrowed_row(row_floats, ROW_ORDINAL, row_floats.shape[1]),
-    )
+    team_mu, team_sigma_sq = scratch_team_ratings(scratch, settings, mu, sigma_tau, team_bounds, TEAM_MU, TEAM_SIGMA_SQ)
     return order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq
 
 

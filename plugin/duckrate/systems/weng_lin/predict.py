@@ -25,17 +25,13 @@ import math
 from duckrate.core.borrowed import borrowed_row
 from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.systems.weng_lin.common import (
-    S_BALANCE,
     S_BETA,
-    S_KAPPA,
     phi_major,
     phi_major_inverse,
+    scratch_team_ratings,
     square,
-    team_ratings,
 )
 from duckrate.systems.weng_lin.scratch import (
-    ROW_ORDER,
-    ROW_ORDINAL,
     TEAM_FORECAST_MU,
     TEAM_FORECAST_ORDER,
     TEAM_FORECAST_SIGMA_SQ,
@@ -47,22 +43,7 @@ from duckrate.systems.weng_lin.scratch import (
 @inlined_kernel
 def _teams(scratch, settings, mu, sigma, team_bounds):
     """The teams' θ and σ² as the forecasts see them (no τ; ``balance`` applied), in ``scratch``."""
-    row_floats, row_ints, team_floats, _, _ = scratch
-    n_teams = team_bounds.shape[0] - 1
-    team_mu = borrowed_row(team_floats, TEAM_FORECAST_MU, n_teams)
-    team_sigma_sq = borrowed_row(team_floats, TEAM_FORECAST_SIGMA_SQ, n_teams)
-    team_ratings(
-        mu,
-        sigma,
-        team_bounds,
-        settings[S_BALANCE] != 0.0,
-        settings[S_KAPPA],
-        team_mu,
-        team_sigma_sq,
-        borrowed_row(row_ints, ROW_ORDER, row_ints.shape[1]),
-        borrowed_row(row_floats, ROW_ORDINAL, row_floats.shape[1]),
-    )
-    return team_mu, team_sigma_sq
+    return scratch_team_ratings(scratch, settings, mu, sigma, team_bounds, TEAM_FORECAST_MU, TEAM_FORECAST_SIGMA_SQ)
 
 
 @inlined_kernel
@@ -170,11 +151,6 @@ def _rank_with(scratch, settings, mu, sigma, team_bounds, out_rank, out_probabil
 
 
 @kernel
-def _match_with(scratch, settings, mu, sigma, team_bounds, out_p_win, out_rank):
-    return predict_match_in(scratch, settings, mu, sigma, team_bounds, out_p_win, out_rank)
-
-
-@kernel
 def predict_win(settings, mu, sigma, team_bounds, out):
     """Each team's probability of winning into ``out`` (float64[n_teams]), as openskill's ``predict_win``."""
     _win_with(_scratch_for(mu, team_bounds), settings, mu, sigma, team_bounds, out)
@@ -198,14 +174,14 @@ def predict_match(model, settings, mu, sigma, team_bounds, out_p_win, out_rank):
     """The forecasts of one match before it: ``predict_win`` into ``out_p_win`` (float64[n_teams]), the
     ranks of ``predict_rank`` into ``out_rank`` (int64[n_teams]); returns ``predict_draw``. Teams in the
     order given. ``model`` is any model code: openskill's forecasts are the same for all five."""
-    return _match_with(_scratch_for(mu, team_bounds), settings, mu, sigma, team_bounds, out_p_win, out_rank)
+    return predict_match_in(_scratch_for(mu, team_bounds), settings, mu, sigma, team_bounds, out_p_win, out_rank)
 
 
-@inlined_kernel
+@kernel
 def predict_match_in(scratch, settings, mu, sigma, team_bounds, out_p_win, out_rank):
     """:func:`predict_match` with its working arrays in ``scratch`` (:func:`.scratch.match_scratch`, for
     at least this match's rows and teams, its draw margins for one β): the team ratings computed once for
-    the three forecasts; allocates nothing."""
+    the three forecasts; allocates nothing. Not inlined, as :func:`.rate.rate_match_in`."""
     team_mu, team_sigma_sq = _teams(scratch, settings, mu, sigma, team_bounds)
     _win(settings, team_mu, team_sigma_sq, out_p_win)
     n = team_mu.shape[0]

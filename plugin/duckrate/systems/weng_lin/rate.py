@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from duckrate.core.jit import inlined_kernel, kernel
+from duckrate.core.jit import kernel
 from duckrate.systems.weng_lin.bradley_terry_full import bradley_terry_full_terms
 from duckrate.systems.weng_lin.bradley_terry_part import bradley_terry_part_terms
 from duckrate.systems.weng_lin.common import (
@@ -37,7 +37,7 @@ def rate_match(
     ``use_weights`` (openskill's ``weights=``, normalised per team to the weight bounds unless they are NaN).
     Teams may come in any order (openskill sorts them by rank, stably, and so does this). Inputs are not
     validated: at least two teams of at least one player each, as openskill requires."""
-    _rate_match_with(
+    rate_match_in(
         match_scratch(mu.shape[0], team_bounds.shape[0] - 1),
         model,
         settings,
@@ -55,40 +55,6 @@ def rate_match(
 
 
 @kernel
-def _rate_match_with(
-    scratch,
-    model,
-    settings,
-    mu,
-    sigma,
-    team_bounds,
-    team_rank,
-    team_score,
-    has_score,
-    weight,
-    use_weights,
-    out_mu,
-    out_sigma,
-):
-    """:func:`rate_match_in` in a call of its own, so the ``scratch`` it is handed lives through it."""
-    rate_match_in(
-        scratch,
-        model,
-        settings,
-        mu,
-        sigma,
-        team_bounds,
-        team_rank,
-        team_score,
-        has_score,
-        weight,
-        use_weights,
-        out_mu,
-        out_sigma,
-    )
-
-
-@inlined_kernel
 def rate_match_in(
     scratch,
     model,
@@ -105,7 +71,9 @@ def rate_match_in(
     out_sigma,
 ):
     """:func:`rate_match` with its working arrays in ``scratch`` (:func:`.scratch.match_scratch`, for at
-    least this match's rows and teams, owned by a caller that outlives this call): allocates nothing."""
+    least this match's rows and teams): allocates nothing. Not inlined, so a scratch handed in as a temporary
+    lives through the call; the replay hands it borrowed arrays (:mod:`duckrate.core.borrowed`), whose
+    reference counts cost nothing."""
     order, rank, score, sigma_tau, weights, team_mu, team_sigma_sq = prepare_match(
         scratch, settings, mu, sigma, team_bounds, team_rank, team_score, has_score, weight, use_weights
     )
