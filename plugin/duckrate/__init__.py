@@ -51,6 +51,7 @@ from duckrate.systems import (
     topcoder,
     trueskill,
     trueskill_contest,
+    trueskill_team,
     trueskill_teams,
 )
 
@@ -106,6 +107,7 @@ __all__ += [
     "topcoder",
     "trueskill",
     "trueskill_contest",
+    "trueskill_team",
     "trueskill_teams",
 ]
 # end generated

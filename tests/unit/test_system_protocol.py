@@ -116,12 +116,16 @@ def test_weighted_says_whether_match_weights_are_taken(system, matches):
 
 
 def _holds(kind, value) -> bool:
-    """Whether ``value`` is of the annotation ``kind`` (a class, ``X | None`` or ``tuple[str, ...]``)."""
+    """Whether ``value`` is of the annotation ``kind`` (a class, ``X | None``, ``tuple[str, ...]`` or
+    ``tuple[float, float]``)."""
     if value is None:
         return True
     if isinstance(kind, types.UnionType):
         return any(_holds(member, value) for member in typing.get_args(kind) if member is not type(None))
     if typing.get_origin(kind) is tuple:
+        args = typing.get_args(kind)
+        if len(args) == 2 and args[1] is not Ellipsis:  # a fixed pair, e.g. tuple[float, float]
+            return isinstance(value, tuple) and len(value) == 2 and all(isinstance(v, args[0]) for v in value)
         return isinstance(value, tuple) and all(isinstance(item, str) for item in value)
     return isinstance(value, kind)
 

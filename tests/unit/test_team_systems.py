@@ -171,3 +171,53 @@ def test_the_saved_state_holds_players_and_leagues_only_and_refuses_a_match_agai
     again = history.filter(pl.col("match_id") == 399)
     with pytest.raises(RebuildRequired, match="match_id 399 arrived late"):
         system.with_state(again, state=state)
+
+
+def test_weight_bounds_is_openskills_spelling_of_weight_min_and_weight_max():
+    frame = generate_team_matches(200, 50, seed=4, partial_play_rate=0.4)
+    spelled = duckrate.plackett_luce(frame, weight_min=0.5, weight_max=3.0)
+    assert_frame_equal(duckrate.plackett_luce(frame, weight_bounds=(0.5, 3.0)), spelled, check_exact=True)
+    assert_frame_equal(
+        duckrate.plackett_luce(frame, weight_bounds=None),
+        duckrate.plackett_luce(frame, weight_min=None, weight_max=None),
+        check_exact=True,
+    )
+    assert not duckrate.plackett_luce(frame, weight_bounds=None).equals(spelled)
+    with pytest.raises(DuckrateInputError, match="one spelling of the weight bounds"):
+        duckrate.plackett_luce(frame, weight_bounds=(1.0, 3.0), weight_min=0.5, weight_max=3.0)
+    with pytest.raises(DuckrateInputError, match=r"weight_bounds = \(3.0, 1.0\); expected \[low, high\]"):
+        duckrate.plackett_luce(frame, weight_bounds=(3.0, 1.0))
+
+
+def test_weight_bounds_in_sql_takes_a_list_or_null():
+    import duckdb
+
+    frame = generate_team_matches(200, 50, seed=4, partial_play_rate=0.4)
+    con = duckdb.connect()
+    duckrate.register(con)
+    con.register("results", frame)
+    order = ["league", "seq", "team", "player"]
+    for given, python in (("[0.5, 3.0]", (0.5, 3.0)), ("NULL", None)):
+        sql = con.sql(f"SELECT * FROM bradley_terry_full_replay('results', weight_bounds := {given})").pl()
+        expected = duckrate.bradley_terry_full(frame, weight_bounds=python)
+        assert sql.sort(order)["rating_after"].to_list() == expected.sort(order)["rating_after"].to_list()
+    with pytest.raises(duckdb.Error, match="weight_bounds"):
+        con.sql("SELECT * FROM plackett_luce_replay('results', weight_bounds := [2.0])").fetchall()
+
+
+def test_trueskill_team_is_the_contracts_name_for_trueskill_teams():
+    import duckdb
+
+    frame = generate_team_matches(150, 40, seed=5)
+    assert duckrate.trueskill_team is duckrate.trueskill_teams
+    assert SYSTEMS.get("trueskill_team") is SYSTEMS.get("trueskill_teams")
+    assert "trueskill_team" not in SYSTEMS.names()  # listed once, under its own name
+    con = duckdb.connect()
+    duckrate.register(con)
+    con.register("results", frame)
+    for macro, columns in (("replay", "*"), ("state", "* EXCLUDE (system)")):  # a state records its maker's name
+        ours = con.sql(f"SELECT {columns} FROM trueskill_team_{macro}('results', draw_probability := 0.2)").fetchall()
+        theirs = con.sql(
+            f"SELECT {columns} FROM trueskill_teams_{macro}('results', draw_probability := 0.2)"
+        ).fetchall()
+        assert sorted(ours, key=repr) == sorted(theirs, key=repr)

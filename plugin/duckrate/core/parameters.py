@@ -31,7 +31,7 @@ def nonnegative(value: float) -> bool:
 
 
 #: The type of a parameter's default, so that ``def f(points: int = POINTS.default)`` type-checks.
-Default = TypeVar("Default", bound=float | str | bool | None)
+Default = TypeVar("Default", bound=float | str | bool | tuple | None)
 
 
 @dataclass(frozen=True)
@@ -40,8 +40,9 @@ class Parameter(Generic[Default]):
 
     A number by default (passed on as a float, or an int when ``integer``); with ``choices``, one of those
     strings (matched case-insensitively, passed in lower case); a ``boolean`` (NULL means the default);
-    ``text`` (any string, e.g. a player's name); or ``names`` (a list of distinct non-empty strings, e.g.
-    column names, passed on as a tuple; NULL and ``[]`` mean none; one string is a list of one).
+    ``text`` (any string, e.g. a player's name); ``names`` (a list of distinct non-empty strings, e.g.
+    column names, passed on as a tuple; NULL and ``[]`` mean none; one string is a list of one); or ``bounds``
+    (a list of two numbers ``[low, high]``, each passing ``valid``, with low <= high; passed on as a tuple).
     """
 
     name: str
@@ -54,13 +55,16 @@ class Parameter(Generic[Default]):
     boolean: bool = False
     text: bool = False
     names: bool = False
+    bounds: bool = False
 
     @property
     def python_type(self) -> Any:
         """The type of the resolved value: a tuple of names, a bool, a str, an int or a float, or None
         when it may be NULL."""
         kind: Any = (
-            tuple[str, ...]
+            tuple[float, float]
+            if self.bounds
+            else tuple[str, ...]
             if self.names
             else bool
             if self.boolean
@@ -77,7 +81,17 @@ class Parameter(Generic[Default]):
         """The default as a SQL literal, for a macro's ``name := default``."""
         value = self.default
         if value is None:
-            return "NULL::VARCHAR[]" if self.names else "NULL::VARCHAR" if self.text else "NULL"
+            return (
+                "NULL::VARCHAR[]"
+                if self.names
+                else "NULL::DOUBLE[]"
+                if self.bounds
+                else "NULL::VARCHAR"
+                if self.text
+                else "NULL"
+            )
+        if isinstance(value, tuple):  # bounds
+            return "[" + ", ".join(repr(float(v)) for v in value) + "]::DOUBLE[]"
         if isinstance(value, bool):
             return "true" if value else "false"
         if isinstance(value, str):
@@ -91,6 +105,8 @@ class Parameter(Generic[Default]):
         :class:`DuckrateInputError` naming ``owner``."""
         if self.names:
             return self._check_names(owner, value)
+        if self.bounds and value is not None:
+            return self._check_bounds(owner, value)
         if value is None:
             if self.boolean:
                 return self.default
@@ -116,6 +132,19 @@ class Parameter(Generic[Default]):
             shown = given_value if isinstance(given_value, (int, np.integer)) else value
             raise DuckrateInputError(f"{owner}: parameter {self.name} = {shown!r}; expected {self.expected}")
         return int(value) if self.integer else value
+
+    def _check_bounds(self, owner: str, value) -> tuple[float, float]:
+        numbers = (int, float, Decimal, np.integer, np.floating)
+        pair = list(value) if isinstance(value, (list, tuple, np.ndarray)) else None
+        if (
+            pair is None
+            or len(pair) != 2
+            or not all(isinstance(v, numbers) and not isinstance(v, bool) for v in pair)
+            or not all(self.valid(float(v)) for v in pair)
+            or float(pair[0]) > float(pair[1])
+        ):
+            raise DuckrateInputError(f"{owner}: parameter {self.name} = {value!r}; expected {self.expected}")
+        return float(pair[0]), float(pair[1])
 
     def _check_names(self, owner: str, value) -> tuple[str, ...]:
         if value is None:

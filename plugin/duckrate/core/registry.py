@@ -10,6 +10,7 @@ lists), so a system added at run time is served like the built-in ones.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from typing import Any, Generic, TypeVar
 
 from duckrate.core.errors import DuckrateInputError
@@ -57,10 +58,26 @@ class SystemRegistry(Registry[System]):
 
     def __init__(self) -> None:
         super().__init__(System)
+        self._aliases: dict[str, str] = {}
+
+    def alias(self, alias: str, name: str) -> None:
+        """Serve the registered system ``name`` under a second name too (its SQL macros and lookups by
+        name); "every system" lists it once, under ``name``."""
+        if alias in self._entries or alias in self._aliases:
+            raise ValueError(f"a System named {alias!r} is registered already")
+        if name not in self._entries:
+            raise ValueError(f"no System named {name!r} to alias")
+        self._aliases[alias] = name
+
+    def aliases(self, shape: InputShape | None = None) -> tuple[System, ...]:
+        """Each alias as a copy of its system under the alias's name (of input ``shape`` when given)."""
+        copies = (replace(self._entries[name], name=alias) for alias, name in self._aliases.items())
+        return tuple(system for system in copies if shape is None or system.input == shape)
 
     def get(self, name: str, caller: str = "duckrate", shape: InputShape | None = None) -> System:
-        """The system called ``name`` (of input ``shape`` when given); an error naming ``caller`` and the
-        systems there are otherwise."""
+        """The system called ``name`` (or aliased so; of input ``shape`` when given); an error naming
+        ``caller`` and the systems there are otherwise."""
+        name = self._aliases.get(name, name) if isinstance(name, str) else name
         system = self._entries.get(name) if isinstance(name, str) else None
         if system is None or (shape is not None and system.input != shape):
             over = f" over {shape.name}" if shape is not None else ""

@@ -13,6 +13,8 @@ from functools import partial
 import duckdb
 import pyarrow as pa
 
+from duckrate.core.registry import SYSTEMS
+from duckrate.core.teams import TEAM_RESULTS
 from duckrate.marts import MARTS
 from duckrate.sql import (
     bridge,
@@ -36,6 +38,11 @@ _REGISTERED_UDFS: list = []
 
 def _existing_functions(con: duckdb.DuckDBPyConnection) -> set[str]:
     return {row[0] for row in con.execute("SELECT DISTINCT function_name FROM duckdb_functions()").fetchall()}
+
+
+def _event_systems() -> tuple:
+    """Every contest and team system, and the aliases of team systems (:meth:`SystemRegistry.alias`)."""
+    return (*contest.registered(), *team.registered(), *SYSTEMS.aliases(TEAM_RESULTS))
 
 
 def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
@@ -75,7 +82,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             replay_udf.STATE_RETURN_TYPE,
         )
     )
-    families = ((replay_udf, two_player.registered()), (event_udf, (*contest.registered(), *team.registered())))
+    families = ((replay_udf, two_player.registered()), (event_udf, _event_systems()))
     for module, systems in families:
         for system in systems:
             udfs.append(
@@ -164,7 +171,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     for mart in MARTS:
         con.execute(mart_sql.macro_sql(mart))
     con.execute(lr_test_udf.macro_sql())
-    for event_system in (*contest.registered(), *team.registered()):
+    for event_system in _event_systems():
         con.execute(event_udf.replay_macro_sql(event_system))
         con.execute(event_udf.replay_macro_sql(event_system, with_state=True))
         con.execute(event_udf.state_macro_sql(event_system))

@@ -52,9 +52,13 @@ SYSTEMS.add(BRADLEY_TERRY_PART)
 SYSTEMS.add(THURSTONE_MOSTELLER_FULL)
 SYSTEMS.add(THURSTONE_MOSTELLER_PART)
 SYSTEMS.add(TRUESKILL_TEAMS)
+# the name the public contract gives TrueSkill for teams (trueskill_team_replay, duckrate.trueskill_team)
+SYSTEMS.alias("trueskill_team", "trueskill_teams")
+trueskill_team = trueskill_teams
 
 __all__ = [
     "TRUESKILL_TEAMS",
+    "trueskill_team",
     "trueskill_teams",
     "thurstone_mosteller_part",
     "thurstone_mosteller_full",

@@ -36,7 +36,7 @@ _BLOCK = re.compile(r"(# generated \((?P<what>[^)]*)\)[^\n]*\n)(?P<body>.*?)(# e
 def package_init(text: str) -> str:
     """``duckrate/__init__.py`` with its generated blocks rewritten from the registry: every system's Python
     function imported by name (``duckrate.elo``, visible to editors) and listed in ``__all__``."""
-    names = sorted(system.name for system in SYSTEMS)
+    names = sorted(system.name for system in (*SYSTEMS, *SYSTEMS.aliases()))
     listed = "".join(f"    {name},\n" for name in names)
     quoted = "".join(f'    "{name}",\n' for name in names)
     bodies = {

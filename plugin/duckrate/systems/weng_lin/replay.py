@@ -67,6 +67,14 @@ WEIGHT_MIN = Parameter(
 WEIGHT_MAX = Parameter(
     "weight_max", 2.0, "a finite upper weight bound >= weight_min (NULL with weight_min)", positive, nullable=True
 )
+WEIGHT_BOUNDS = Parameter(
+    "weight_bounds",
+    (1.0, 2.0),
+    "[low, high] with 0 < low <= high (openskill's weight_bounds; NULL: weights used as given)",
+    positive,
+    nullable=True,
+    bounds=True,
+)
 EPSILON = Parameter("epsilon", 0.1, "a finite draw margin epsilon > 0 of the Thurstone-Mosteller models", positive)
 WINDOW_SIZE = Parameter(
     "window_size",
@@ -77,6 +85,24 @@ WINDOW_SIZE = Parameter(
 )
 
 
+def weight_bounds(params: dict) -> tuple[float, float] | None:
+    """The bounds each team's weights are rescaled into (None: weights as given), from ``weight_bounds`` or
+    its older spelling ``weight_min``/``weight_max``, whichever was moved from the default; both moved must
+    agree."""
+    pair = params["weight_bounds"]
+    low, high = params["weight_min"], params["weight_max"]
+    spelled = None if low is None and high is None else (low, high)
+    default = WEIGHT_BOUNDS.default
+    if spelled == default:
+        return pair
+    if pair in (default, spelled):
+        return spelled
+    raise DuckrateInputError(
+        f"weight_bounds = {list(pair) if pair is not None else None!r} but weight_min = {low!r}, weight_max = "
+        f"{high!r}; expected one spelling of the weight bounds (weight_bounds, or weight_min and weight_max)"
+    )
+
+
 def _check(params: dict) -> None:
     low, high = params["weight_min"], params["weight_max"]
     if (low is None) != (high is None):
@@ -85,6 +111,7 @@ def _check(params: dict) -> None:
         )
     if low is not None and high is not None and low > high:
         raise DuckrateInputError(f"weight_min = {low!r} > weight_max = {high!r}; expected weight_min <= weight_max")
+    weight_bounds(params)
 
 
 @inlined_kernel
@@ -141,7 +168,7 @@ def weng_lin_span(model, settings, matches, sequence, done, mu, sigma, outputs, 
 
 def model_settings(params: dict) -> np.ndarray:
     """A model's settings array (:func:`.common.settings_array`) from its resolved parameters."""
-    bounds = None if params["weight_min"] is None else (params["weight_min"], params["weight_max"])
+    bounds = weight_bounds(params)
     return settings_array(
         params["beta"],
         params["kappa"],
@@ -187,7 +214,7 @@ def _predictor(name: str):
     return predict
 
 
-_COMMON = (MU, SIGMA, BETA, KAPPA, TAU, LIMIT_SIGMA, BALANCE, MARGIN, WEIGHT_MIN, WEIGHT_MAX)
+_COMMON = (MU, SIGMA, BETA, KAPPA, TAU, LIMIT_SIGMA, BALANCE, MARGIN, WEIGHT_MIN, WEIGHT_MAX, WEIGHT_BOUNDS)
 _PRESETS = (
     Preset(),
     Preset({"tau": 0.3, "limit_sigma": True, "balance": True, "margin": 2.0}),
@@ -240,8 +267,9 @@ _PARAMETER_DOCS = """
     limit_sigma : sigma never grows in a match.
     balance : weigh a team's weaker players (by ordinal) up in the team's rating.
     margin : with scores, a score difference beyond the margin moves ratings more (log(1 + diff/margin)).
-    weight_min, weight_max : the bounds each team's weights are rescaled into (openskill's ``weight_bounds``);
-        both None: the weights as given.{extra}
+    weight_min, weight_max : the bounds each team's weights are rescaled into; both None: the weights as given.
+    weight_bounds : the same as openskill spells it, ``(low, high)`` or None; give one spelling or agreeing
+        ones.{extra}
     priors : ``player_priors`` frame (``player``, ``rating``, optional ``sd``, ``league``).
     state : a saved state (``duckrate.replay_state``) to continue from.
     chunk_size : the most rows rated at once (default ``duckrate.DEFAULT_CHUNK_ROWS``).
