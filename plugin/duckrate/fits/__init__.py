@@ -1,4 +1,5 @@
-"""Batch fits over a whole matches table (Bradley-Terry) and the model tests: numba kernels + a Polars wrapper.
+"""Batch fits over a whole matches table (Bradley-Terry, Whole-History Rating) and the model tests: numba kernels
++ a Polars wrapper.
 
 The registry lines: each fit's entry added to :data:`duckrate.core.registry.FITS`, each test's to
 :data:`duckrate.core.registry.TESTS`.
@@ -8,8 +9,10 @@ from duckrate.core.registry import FITS, TESTS
 from duckrate.fits.bradley_terry import BT_FIT, bt_fit
 from duckrate.fits.bradley_terry.solve import bt_theta
 from duckrate.fits.bt_lr_test import BT_LR_TEST, bt_lr_test
+from duckrate.fits.whole_history import WHR_FIT, whr_fit
 
 FITS.add(BT_FIT)
 TESTS.add(BT_LR_TEST)
+# WHR_FIT joins FITS with its SQL macro (the registry drives the macros, the reference and `duckrate warm`).
 
-__all__ = ["BT_FIT", "BT_LR_TEST", "bt_fit", "bt_lr_test", "bt_theta"]
+__all__ = ["BT_FIT", "BT_LR_TEST", "WHR_FIT", "bt_fit", "bt_lr_test", "bt_theta", "whr_fit"]

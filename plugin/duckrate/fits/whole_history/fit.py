@@ -1,0 +1,218 @@
+"""Whole-History Rating as a batch fit over a matches table: ``duckrate.whr_fit``.
+
+Coulom's WHR (Computers and Games 2008) rates every player at every time step at which they played, from
+the whole history at once (the maximum a posteriori of a dynamic Bradley-Terry model with a Wiener-process
+prior), as the ``whr`` package (2.2.0) computes it: :mod:`.whr` holds the model, the package's solver
+(per-player Newton steps swept Gauss-Seidel) and the sd, :mod:`.newton` a faster solver of the same
+maximum (Newton's method on all ratings at once), :mod:`.days` the layout, :mod:`.periods` the time steps.
+Each league is an independent fit (in parallel when there are several).
+
+Ratings are reported on the display scale, ``1500 + 400/ln10 · r``: the package's Elo plus 1500 (its
+virtual opponent, rated 0 there, sits at 1500 here). ``sd`` is the package's uncertainty (the sd of one
+player's rating with the other players' ratings held at their estimates), ``lower``/``upper`` the rating
+∓ 1.96 sd.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import MATCHES, columns_from_polars, prepare_matches
+from duckrate.core.parameters import Parameter, nonnegative, positive
+from duckrate.core.protocol import Fit
+from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_NATURAL
+from duckrate.fits.bradley_terry.uncertainty import Z_95
+from duckrate.fits.whole_history.days import PlayerDays, player_days
+from duckrate.fits.whole_history.newton import newton_league, newton_leagues
+from duckrate.fits.whole_history.periods import TIME_PERIODS, period_starts, resolve_period, time_steps
+from duckrate.fits.whole_history.whr import sweep_league, sweep_leagues, variances
+
+METHODS = ("newton", "sweeps")
+DEFAULT_MAX_ITERATIONS = {"newton": 100, "sweeps": 10_000}
+
+WHR_FIT = Fit(
+    name="whr_fit",
+    input=MATCHES,
+    summary=(
+        "Whole-History Rating (Coulom 2008): every player's rating at every time step they played, the "
+        "maximum a posteriori of a dynamic Bradley-Terry model with a Wiener-process prior, as the whr package."
+    ),
+    parameters=(
+        Parameter("w2", 300.0, "a Wiener variance > 0 in rating points² per time step", positive),
+        Parameter(
+            "virtual_games",
+            2.0,
+            "a number >= 0 of virtual draws against a 1500-rated player on each player's first step",
+            nonnegative,
+        ),
+        Parameter(
+            "period",
+            None,
+            f"NULL (the default of played_at's type), {', '.join(repr(p) for p in TIME_PERIODS)} for a "
+            "TIMESTAMP or DATE played_at, or 'value' for an integer one",
+            nullable=True,
+            text=True,
+        ),
+        Parameter("method", "newton", "'newton' or 'sweeps'", choices=METHODS),
+        Parameter(
+            "max_iterations",
+            None,
+            "an integer >= 1 (Newton steps, or sweeps over a league's players), or NULL for the method's "
+            f"default (newton {DEFAULT_MAX_ITERATIONS['newton']}, sweeps {DEFAULT_MAX_ITERATIONS['sweeps']})",
+            lambda v: math.isfinite(v) and v >= 1,
+            nullable=True,
+            integer=True,
+        ),
+        Parameter(
+            "tolerance",
+            1e-6,
+            "a tolerance > 0 in rating points (the estimated largest distance of any rating from the optimum)",
+            positive,
+        ),
+    ),
+)
+
+
+def _output_schema(period_type: pa.DataType) -> pa.Schema:
+    """The output columns, in order (``period_start`` has ``played_at``'s type, or BIGINT for integers)."""
+    return pa.schema(
+        [
+            ("league", pa.string()),
+            ("player", pa.string()),
+            ("period_start", period_type),
+            ("step", pa.int64()),
+            ("rating", pa.float64()),
+            ("sd", pa.float64()),
+            ("lower", pa.float64()),
+            ("upper", pa.float64()),
+            ("games", pa.int64()),
+            ("iterations", pa.int64()),
+            ("converged", pa.bool_()),
+        ]
+    )
+
+
+def solve(days: PlayerDays, params: dict):
+    """Ratings and variances per day (natural units) and per league (iterations, converged)."""
+    w2 = params["w2"] * NATURAL_PER_POINT * NATURAL_PER_POINT
+    tol = params["tolerance"] * NATURAL_PER_POINT
+    method = params["method"]
+    max_iterations = params["max_iterations"] or DEFAULT_MAX_ITERATIONS[method]
+    virtual_games = params["virtual_games"]
+    arrays = (days.unit_day_start, days.day_step, days.entry_start, days.opp_day, days.score, days.weight)
+    n_leagues = days.league_unit_start.shape[0] - 1
+    if n_leagues == 1:  # no parallel region for one league
+        r = np.zeros(days.n_days)
+        bounds = (days.league_unit_start[0], days.league_unit_start[1])
+        if method == "newton":
+            count, done, _ = newton_league(*bounds, *arrays, w2, virtual_games, tol, max_iterations, r)
+        else:
+            count, done = sweep_league(*bounds, *arrays, w2, virtual_games, tol, max_iterations, r)
+        iterations, converged = np.array([count], dtype=np.int64), np.array([done])
+    else:
+        leagues = newton_leagues if method == "newton" else sweep_leagues
+        r, iterations, converged = leagues(days.league_unit_start, *arrays, w2, virtual_games, tol, max_iterations)
+    variance = variances(days.unit_day_start, r, *arrays[1:], w2, virtual_games)
+    return r, variance, iterations, converged
+
+
+def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pa.Table:
+    """``whr_fit`` over Arrow columns: one row per (league, player, step at which the player played), sorted
+    by league, player and step."""
+    params = WHR_FIT.resolve(given)
+    prepared = prepare_matches(columns, table)
+    played_at_type = columns["played_at"].type
+    period = resolve_period(params["period"], played_at_type)
+    steps = time_steps(prepared.time_key, prepared.time_unit, period)
+    days = player_days(prepared, steps)
+    r, variance, league_iterations, converged = solve(days, params)
+    slot = days.unit_slot[days.day_unit]
+    league = prepared.state_league[slot]
+    rating = DISPLAY_CENTER + POINTS_PER_NATURAL * r
+    sd = POINTS_PER_NATURAL * np.sqrt(variance)
+    period_type = (
+        pa.int64() if period == "value" else pa.date32() if pa.types.is_date(played_at_type) else played_at_type
+    )
+    schema = _output_schema(period_type)
+    table_out = pa.Table.from_arrays(
+        [
+            pa.array(prepared.league_names, pa.string()).take(pa.array(league)),
+            prepared.players.take(pa.array(prepared.state_player[slot])).cast(pa.string()),
+            period_starts(days.day_step, period, played_at_type),
+            pa.array(days.day_step, pa.int64()),
+            pa.array(rating),
+            pa.array(sd),
+            pa.array(rating - Z_95 * sd),
+            pa.array(rating + Z_95 * sd),
+            pa.array(days.games, pa.int64()),
+            pa.array(league_iterations[league], pa.int64()),
+            pa.array(converged[league], pa.bool_()),
+        ],
+        schema=schema,
+    )
+    frame = cast(pl.DataFrame, pl.from_arrow(table_out))
+    frame = frame.sort(["league", "player", "step"], nulls_last=True)
+    return frame.to_arrow().cast(schema)
+
+
+def whr_fit(
+    matches: pl.DataFrame,
+    w2: float = 300.0,
+    virtual_games: float = 2.0,
+    period: str | None = None,
+    method: str = "newton",
+    max_iterations: int | None = None,
+    tolerance: float = 1e-6,
+) -> pl.DataFrame:
+    """Whole-History Rating of every league of a matches table (Coulom 2008; the ``whr`` package's model).
+
+    Parameters
+    ----------
+    matches : DataFrame with ``match_id``, ``played_at`` (TIMESTAMP, DATE or an integer), ``player_a``,
+        ``player_b``, ``score_a`` (1 win, 0.5 draw, 0 loss; fractions count as that share of a win) and
+        optionally ``league`` (independent fits) and ``weight`` (multiplies a game's log-likelihood).
+    w2 : the Wiener variance of a rating in rating points² per time step (the package's ``w2``).
+    virtual_games : virtual draws against a 1500-rated player on each player's first step (the prior; the
+        package's ``virtual_games``; 0 is allowed, but a player who only wins then has no finite rating).
+    period : the time step: 'day' (default for TIMESTAMP and DATE: whole days since 1970-01-01, UTC),
+        'week' (ISO, from Monday), 'month' or 'year'; for an integer ``played_at`` each value is a step
+        (NULL or 'value'), the gap between two values their difference.
+    method : 'newton' (default): Newton's method on all of a league's ratings at once, each step solved by
+        conjugate gradients preconditioned with each player's tridiagonal block (:mod:`.newton`);
+        'sweeps': the package's algorithm, one Newton step per player in turn (Gauss-Seidel) per sweep
+        (:mod:`.whr`). Both reach the same maximum; Newton takes about ten steps where the sweeps take
+        hundreds.
+    max_iterations : at most this many Newton steps or sweeps per league (NULL: 100 Newton steps, 10,000
+        sweeps); ``converged`` says whether the tolerance was reached.
+    tolerance : stop when no rating is estimated to be further than this (rating points) from the maximum
+        (from the last iterations' largest changes: see :mod:`.newton` and :mod:`.whr`).
+
+    Returns
+    -------
+    DataFrame, one row per (league, player, step at which the player played): ``league, player,
+    period_start`` (the step's first instant, in ``played_at``'s type; the value for integers), ``step``,
+    ``rating`` (display scale), ``sd``, ``lower``, ``upper`` (rating ∓ 1.96 sd), ``games`` (that step),
+    ``iterations`` (the league's Newton steps or sweeps), ``converged``; sorted by league, player and step.
+
+    Raises
+    ------
+    DuckrateInputError
+        On bad input (the matches checks) or parameters (naming the parameter and what is expected).
+    """
+    given = {
+        "w2": w2,
+        "virtual_games": virtual_games,
+        "period": period,
+        "method": method,
+        "max_iterations": max_iterations,
+        "tolerance": tolerance,
+    }
+    if not isinstance(matches, pl.DataFrame):
+        raise DuckrateInputError(f"whr_fit: expected a polars DataFrame of matches, got {type(matches).__name__}")
+    return cast(pl.DataFrame, pl.from_arrow(fit_columns(columns_from_polars(matches), given)))
