@@ -478,3 +478,19 @@ def test_bad_matches(change, message):
 def test_not_a_frame():
     with pytest.raises(DuckrateInputError, match="expected a polars DataFrame"):
         duckrate.whr_fit({"match_id": [1]})  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("method", ["newton", "sweeps"])
+def test_no_finite_maximum_without_virtual_games(method):
+    """Without virtual games a player who only wins runs off to infinity: never reported as converged."""
+    frame = pl.DataFrame(
+        {
+            "match_id": [1, 2, 3],
+            "played_at": [1, 2, 3],
+            "player_a": ["a", "a", "b"],
+            "player_b": ["b", "c", "c"],
+            "score_a": [1.0, 1.0, 0.5],
+        }
+    )
+    assert not duckrate.whr_fit(frame, virtual_games=0, method=method, max_iterations=200)["converged"].any()
+    assert duckrate.whr_fit(frame, method=method)["converged"].all()

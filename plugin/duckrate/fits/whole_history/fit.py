@@ -34,6 +34,8 @@ from duckrate.fits.whole_history.periods import TIME_PERIODS, period_starts, res
 from duckrate.fits.whole_history.whr import sweep_league, sweep_leagues, variances
 
 METHODS = ("newton", "sweeps")
+#: A rating beyond this (natural units, about 3,500 rating points from 1500) means the maximum is not finite.
+RUNAWAY = 20.0
 DEFAULT_MAX_ITERATIONS = {"newton": 100, "sweeps": 10_000}
 
 WHR_FIT = Fit(
@@ -119,6 +121,10 @@ def solve(days: PlayerDays, params: dict):
         leagues = newton_leagues if method == "newton" else sweep_leagues
         r, iterations, converged = leagues(days.league_unit_start, *arrays, w2, virtual_games, tol, max_iterations)
     variance = variances(days.unit_day_start, r, *arrays[1:], w2, virtual_games)
+    runaway = np.abs(r) > RUNAWAY
+    if runaway.any():  # no finite maximum (possible only without virtual games): not converged, whatever the rule
+        league_of_day = np.searchsorted(days.league_unit_start, days.day_unit, side="right") - 1
+        converged = converged & (np.bincount(league_of_day[runaway], minlength=n_leagues) == 0)
     return r, variance, iterations, converged
 
 
@@ -179,7 +185,9 @@ def whr_fit(
         optionally ``league`` (independent fits) and ``weight`` (multiplies a game's log-likelihood).
     w2 : the Wiener variance of a rating in rating points² per time step (the package's ``w2``).
     virtual_games : virtual draws against a 1500-rated player on each player's first step (the prior; the
-        package's ``virtual_games``; 0 is allowed, but a player who only wins then has no finite rating).
+        package's ``virtual_games``). 0 is allowed, but then nothing fixes the ratings' common level (it is
+        wherever the solver, started at 1500, stops) and a player who only wins has no finite rating: a
+        league with a rating beyond 1500 ± 3,500 is reported with ``converged`` false.
     period : the time step: 'day' (default for TIMESTAMP and DATE: whole days since 1970-01-01, UTC),
         'week' (ISO, from Monday), 'month' or 'year'; for an integer ``played_at`` each value is a step
         (NULL or 'value'), the gap between two values their difference.
