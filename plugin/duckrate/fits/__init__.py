@@ -9,10 +9,11 @@ from duckrate.core.registry import FITS, TESTS
 from duckrate.fits.bradley_terry import BT_FIT, bt_fit
 from duckrate.fits.bradley_terry.solve import bt_theta
 from duckrate.fits.bt_lr_test import BT_LR_TEST, bt_lr_test
+from duckrate.fits.through_time import TTT_FIT, ttt_fit
 from duckrate.fits.whole_history import WHR_FIT, whr_fit
 
 FITS.add(BT_FIT)
 TESTS.add(BT_LR_TEST)
-# WHR_FIT joins FITS with its SQL macro (the registry drives the macros, the reference and `duckrate warm`).
+# WHR_FIT and TTT_FIT join FITS with their SQL macros (the registry drives the macros, the reference and `duckrate warm`).
 
-__all__ = ["BT_FIT", "BT_LR_TEST", "WHR_FIT", "bt_fit", "bt_lr_test", "bt_theta", "whr_fit"]
+__all__ = ["BT_FIT", "BT_LR_TEST", "TTT_FIT", "WHR_FIT", "bt_fit", "bt_lr_test", "bt_theta", "ttt_fit", "whr_fit"]

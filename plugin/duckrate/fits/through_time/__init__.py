@@ -1,0 +1,13 @@
+"""TrueSkill Through Time (Dangauthier et al. 2007; Landfried & Mocskos' ``trueskillthroughtime``): a batch fit.
+
+- :mod:`.fit`: ``ttt_fit`` and :data:`TTT_FIT` (parameters, validation, output rows);
+- :mod:`.steps`: the time step of each match (integers as they are, dates and timestamps by day);
+- :mod:`.layout`: one league's history as CSR arrays: batches of games, a skill slot per player and step;
+- :mod:`.passes`: the forward-backward message passing and its iterations to convergence;
+- :mod:`.game`: one two-player game's messages to its players' skills, with draws;
+- :mod:`.gaussian`: the normal numerics (``erfc``, its inverse, the truncated moments) as the package has them.
+"""
+
+from duckrate.fits.through_time.fit import OUTPUT_COLUMNS, TTT_FIT, ttt_fit
+
+__all__ = ["OUTPUT_COLUMNS", "TTT_FIT", "ttt_fit"]

@@ -1,0 +1,272 @@
+"""TrueSkill Through Time over a matches table: ``duckrate.ttt_fit``.
+
+Model (Dangauthier, Herbrich, Minka & Graepel 2007; Landfried & Mocskos, "TrueSkill Through Time: reliable
+initial skill estimates and historical comparability"): each player has a skill per time step at which they
+play, ``s_{i,t0} ~ N(mu, sigma^2)`` at their first and ``s_{i,t} ~ N(s_{i,t'}, gamma^2 (t - t'))`` after a
+gap of ``t - t'`` steps; in a game each plays a performance ``N(s, beta^2)`` and the higher one wins, a
+draw when they are within the margin that makes a draw between equals happen with probability
+``p_draw``. Expectation propagation over the whole history (every game informs every estimate, past and
+future) gives each skill a Gaussian posterior: ``rating`` its mean, ``sd`` its sd, on TTT's own scale.
+
+The numbers are those of the ``trueskillthroughtime`` package (1.1.0): its numerics (:mod:`.gaussian`),
+its game update (:mod:`.game`) and its schedule (:mod:`.passes`), so that after the same iterations both
+agree to 1e-6 and better. Games are laid out per league in a canonical order (:mod:`.layout`): the same
+matches in any row order give the same bits.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import cast
+
+import numpy as np
+import polars as pl
+import pyarrow as pa
+
+from duckrate.core.errors import DuckrateInputError
+from duckrate.core.matches import (
+    MATCHES,
+    PreparedMatches,
+    columns_from_polars,
+    input_error,
+    prepare_matches,
+    reject_weights,
+    row_key_text,
+)
+from duckrate.core.parameters import Parameter
+from duckrate.core.protocol import Fit
+from duckrate.fits.league_games import league_rows, name_ordered_codes
+from duckrate.fits.through_time.game import A_WINS, B_WINS, DRAW
+from duckrate.fits.through_time.gaussian import draw_margin
+from duckrate.fits.through_time.layout import build_layout
+from duckrate.fits.through_time.passes import fit_history
+from duckrate.fits.through_time.steps import step_starts, time_steps
+
+Z_95 = 1.959963984540054  # the 95% interval is rating +- Z_95 sd
+
+TTT_FIT = Fit(
+    name="ttt_fit",
+    input=MATCHES,
+    summary=(
+        "TrueSkill Through Time (Dangauthier et al. 2007; Landfried & Mocskos' trueskillthroughtime): "
+        "Gaussian skills per player and time step, drifting by gamma per step, fitted to the whole history "
+        "by forward-backward expectation propagation."
+    ),
+    parameters=(
+        Parameter("mu", 0.0, "a finite prior mean"),
+        Parameter("sigma", 6.0, "a finite prior sd > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("beta", 1.0, "a finite performance sd > 0", lambda v: math.isfinite(v) and v > 0),
+        Parameter("gamma", 0.03, "a finite skill drift per time step >= 0", lambda v: math.isfinite(v) and v >= 0),
+        Parameter("p_draw", 0.0, "a draw probability between equal players in [0, 1)", lambda v: 0 <= v < 1),
+        Parameter("epsilon", 1e-6, "a finite convergence tolerance >= 0", lambda v: math.isfinite(v) and v >= 0),
+        Parameter(
+            "iterations",
+            30,
+            "an integer number of forward-backward iterations >= 0",
+            lambda v: math.isfinite(v) and 0 <= v < 2**31,
+            integer=True,
+        ),
+        Parameter(
+            "period",
+            None,
+            "NULL or 'day' (the time step of a TIMESTAMP or DATE played_at)",
+            nullable=True,
+            choices=("day",),
+        ),
+    ),
+)
+
+#: Output columns: the contract's, then this module's extras (``period_start`` takes ``played_at``'s type).
+OUTPUT_COLUMNS = (
+    "league",
+    "player",
+    "period_start",
+    "step",
+    "rating",
+    "sd",
+    "lower",
+    "upper",
+    "games",
+    "iterations",
+    "converged",
+)
+
+
+def _outcomes(columns: dict, prepared: PreparedMatches, table: str) -> np.ndarray:
+    """Each row's outcome code; a score other than 0, 0.5 or 1 is an error naming the match."""
+    score = prepared.score
+    outcome = np.full(score.shape[0], DRAW, dtype=np.int8)
+    outcome[score == 1.0] = A_WINS
+    outcome[score == 0.0] = B_WINS
+    bad = np.flatnonzero((score != 1.0) & (score != 0.0) & (score != 0.5))
+    if bad.size:
+        row = int(bad[0])
+        raise input_error(columns, table, "score_a", row, float(score[row]), "0, 0.5 or 1 (a loss, draw or win)")
+    return outcome
+
+
+def _check_draws(columns: dict, outcome: np.ndarray, p_draw: float, table: str) -> None:
+    if p_draw > 0.0:
+        return
+    draws = np.flatnonzero(outcome == DRAW)
+    if draws.size:
+        raise DuckrateInputError(
+            f"ttt_fit: {table} has {draws.size} draw(s) (score_a = 0.5, e.g. at {row_key_text(columns, int(draws[0]))}) "
+            "and p_draw = 0, under which a draw is impossible; expected p_draw > 0 (the probability of a draw "
+            "between equal players), or no draws"
+        )
+
+
+def _steps(columns: dict, prepared: PreparedMatches, period: str | None) -> tuple[np.ndarray, bool]:
+    """Each row's time step, and whether it came from the ``period`` column (else from ``played_at``)."""
+    if prepared.period is not None:
+        if period is not None:
+            raise DuckrateInputError(
+                f"ttt_fit: the matches have a 'period' column and period = {period!r} was given; expected one "
+                "(the period column's values are the time steps, or period derives them from played_at)"
+            )
+        return prepared.period, True
+    return time_steps(columns["played_at"], period), False
+
+
+def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pl.DataFrame:
+    """``ttt_fit`` over Arrow columns: one row per (league, player, time step the player played at), sorted
+    by league, player and step."""
+    params = TTT_FIT.resolve(given)
+    prepared = prepare_matches(columns, table)
+    reject_weights(columns, prepared, table, "ttt_fit")
+    outcome = _outcomes(columns, prepared, table)
+    _check_draws(columns, outcome, params["p_draw"], table)
+    steps, from_period = _steps(columns, prepared, params["period"])
+    margin = draw_margin(params["p_draw"], params["beta"])
+    local, members = name_ordered_codes(prepared)
+    player_names = prepared.players.cast(pa.string())
+    parts: list[pl.DataFrame] = []
+    for league, rows in enumerate(league_rows(prepared)):
+        if rows.size == 0:
+            continue
+        rows = rows[np.argsort(steps[rows], kind="stable")]  # by step, then played_at and match_id
+        slots = members[league]
+        layout = build_layout(
+            steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], slots.size
+        )
+        mu, sigma, iterations, step_mu, step_sigma = fit_history(
+            layout.batch_games,
+            layout.batch_slots,
+            layout.game_slots,
+            layout.game_outcome,
+            layout.slot_player,
+            layout.slot_prev,
+            layout.slot_next,
+            layout.slot_elapsed,
+            np.full(slots.size, params["mu"]),
+            np.full(slots.size, params["sigma"]),
+            params["beta"],
+            params["gamma"],
+            margin,
+            params["epsilon"],
+            params["iterations"],
+        )
+        slot_step = np.repeat(layout.batch_step, np.diff(layout.batch_slots))
+        order = np.lexsort((slot_step, layout.slot_player))  # by player (name order), then step
+        player = prepared.state_player[slots[layout.slot_player[order]]]
+        step = slot_step[order]
+        parts.append(
+            pl.DataFrame(
+                {
+                    "league": pl.Series([prepared.league_names[league]] * order.size, dtype=pl.String),
+                    "player": pl.from_arrow(player_names.take(pa.array(player))),
+                    "period_start": pl.Series(
+                        pa.array(step, pa.int64()) if from_period else step_starts(step, columns["played_at"].type)
+                    ),
+                    "step": step,
+                    "rating": mu[order],
+                    "sd": sigma[order],
+                    "lower": mu[order] - Z_95 * sigma[order],
+                    "upper": mu[order] + Z_95 * sigma[order],
+                    "games": layout.slot_games[order],
+                    "iterations": np.full(order.size, iterations, dtype=np.int64),
+                    "converged": np.full(order.size, step_mu <= params["epsilon"] and step_sigma <= params["epsilon"]),
+                }
+            )
+        )
+    if not parts:
+        return _empty(columns, prepared)
+    frame = pl.concat(parts, how="vertical")
+    return frame.sort(["league", "player", "step"], nulls_last=True).select(OUTPUT_COLUMNS)
+
+
+def _empty(columns: dict, prepared: PreparedMatches) -> pl.DataFrame:
+    start = (
+        pl.Int64
+        if prepared.period is not None
+        else pl.Series(step_starts(np.empty(0), columns["played_at"].type)).dtype
+    )
+    schema = {
+        "league": pl.String,
+        "player": pl.String,
+        "period_start": start,
+        "step": pl.Int64,
+        "rating": pl.Float64,
+        "sd": pl.Float64,
+        "lower": pl.Float64,
+        "upper": pl.Float64,
+        "games": pl.Int64,
+        "iterations": pl.Int64,
+        "converged": pl.Boolean,
+    }
+    return pl.DataFrame(schema=schema)
+
+
+def ttt_fit(
+    matches: pl.DataFrame,
+    mu: float = 0.0,
+    sigma: float = 6.0,
+    beta: float = 1.0,
+    gamma: float = 0.03,
+    p_draw: float = 0.0,
+    epsilon: float = 1e-6,
+    iterations: int = 30,
+    period: str | None = None,
+) -> pl.DataFrame:
+    """TrueSkill Through Time: every player's skill at every time step they played, from the whole history.
+
+    Parameters
+    ----------
+    matches : the canonical ``matches`` columns (``match_id``, ``played_at``, ``player_a``, ``player_b``,
+        ``score_a`` in {0, 0.5, 1}; optional ``league``, fitted independently, and ``period``, whose integer
+        values are then the time steps). A ``weight`` other than 1 is an error: the model has no match weights.
+    mu, sigma : the prior of a player's skill at their first time step.
+    beta : the sd of a performance around the skill (the scale of the ratings).
+    gamma : the sd of the skill's drift per time step (its variance grows by ``gamma^2`` per step).
+    p_draw : the probability of a draw between equal players; 0 (the default) when there are no draws.
+    epsilon, iterations : forward-backward iterations run until no posterior mean or sd moves by more than
+        ``epsilon`` in one, at most ``iterations`` (0: TrueSkill's filtering pass alone).
+    period : None: an integer ``played_at`` is the time step itself, a TIMESTAMP or DATE its day since
+        1970-01-01 (UTC); 'day' says the latter explicitly. All games of one step are a batch: simultaneous.
+
+    Returns
+    -------
+    DataFrame, one row per (league, player, time step at which the player played), sorted by league,
+    player and step: ``league, player, period_start`` (the step's start in ``played_at``'s type, or the
+    integer step), ``step, rating, sd, lower, upper`` (``rating`` -+ 1.96 ``sd``), ``games`` (the player's
+    games in that step), ``iterations`` (run for the league) and ``converged`` (whether the last one moved
+    nothing by more than ``epsilon``).
+
+    Raises
+    ------
+    DuckrateInputError
+        On bad input (the message names the column, the match and the value) or parameters, and on draws
+        with ``p_draw`` 0.
+    """
+    given = {
+        "mu": mu,
+        "sigma": sigma,
+        "beta": beta,
+        "gamma": gamma,
+        "p_draw": p_draw,
+        "epsilon": epsilon,
+        "iterations": iterations,
+        "period": period,
+    }
+    return cast(pl.DataFrame, fit_columns(columns_from_polars(matches), given))
