@@ -3,7 +3,7 @@
 TTT's game update (Dangauthier et al. 2007, section 2; Landfried & Mocskos, eq. 6-8 and appendix) truncates
 the Gaussian of the performance difference ``d = p_winner - p_loser`` to ``d > margin`` (a win) or
 ``|d| <= margin`` (a draw) and matches its moments: ``mu' = mu + sigma v`` and ``sigma' = sigma sqrt(1 - w)``
-with Herbrich's ``v`` and ``w`` functions (TrueSkill, Herbrich, Minka & Graepel 2006, eq. 4-7).
+with Herbrich's ``v`` and ``w`` functions (:func:`v_w`) (TrueSkill, Herbrich, Minka & Graepel 2006, eq. 4-7).
 
 The package computes ``erfc`` with the Numerical Recipes Chebyshev fit (relative error below 1.2e-7) and
 its inverse with three Newton steps from a rational first guess. The same approximations are used here, in
@@ -88,13 +88,6 @@ def v_w(mu, sigma, margin, tie):
         return mean, 1.0 - variance
     mean, variance = _tail_moments(-beta)
     return -mean, 1.0 - variance
-
-
-@inlined_kernel
-def trunc(mu, sigma, margin, tie):
-    """Mean and sd of the moment-matched truncated Gaussian (the package's ``trunc``)."""
-    v, w = v_w(mu, sigma, margin, tie)
-    return mu + sigma * v, sigma * math.sqrt(1.0 - w)
 
 
 def _erfc_py(x: float) -> float:

@@ -47,8 +47,8 @@ def _forget(tau, pi, drift):
     uniform."""
     if not pi > 0.0:
         return 0.0, 0.0
-    new_pi = 1.0 / (1.0 / pi + drift)
-    return (tau / pi) * new_pi, new_pi
+    shrink = 1.0 / (1.0 + pi * drift)  # sigma^2 / (sigma^2 + drift)
+    return tau * shrink, pi * shrink
 
 
 @inlined_kernel
@@ -84,11 +84,12 @@ def _posterior(state, s):
     """(mu, sigma) of slot ``s``'s posterior ``likelihood * backward * forward``."""
     pi = state[s, LIK_PI] + state[s, BACK_PI] + state[s, FWD_PI]
     tau = state[s, LIK_TAU] + state[s, BACK_TAU] + state[s, FWD_TAU]
-    return tau / pi, math.sqrt(1.0 / pi)
+    variance = 1.0 / pi
+    return tau * variance, math.sqrt(variance)
 
 
 @inlined_kernel
-def _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta, margin):
+def _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin):
     """One pass over batch ``b``'s games in order: each game's messages from its players' beliefs without it
     (the package's ``Batch.iteration``)."""
     for g in range(batch_games[b], batch_games[b + 1]):
@@ -98,8 +99,10 @@ def _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta, 
         pi_a = state[sa, LIK_PI] + state[sa, BACK_PI] + state[sa, FWD_PI] - message[g, 1]
         tau_b = state[sb, LIK_TAU] + state[sb, BACK_TAU] + state[sb, FWD_TAU] - message[g, 2]
         pi_b = state[sb, LIK_PI] + state[sb, BACK_PI] + state[sb, FWD_PI] - message[g, 3]
+        var_a = 1.0 / pi_a
+        var_b = 1.0 / pi_b
         new_tau_a, new_pi_a, new_tau_b, new_pi_b = game_messages(
-            tau_a / pi_a, math.sqrt(1.0 / pi_a), tau_b / pi_b, math.sqrt(1.0 / pi_b), game_outcome[g], beta, margin
+            tau_a * var_a, var_a, tau_b * var_b, var_b, game_outcome[g], beta2, margin
         )
         state[sa, LIK_TAU] = (state[sa, LIK_TAU] - message[g, 0]) + new_tau_a
         state[sa, LIK_PI] = (state[sa, LIK_PI] - message[g, 1]) + new_pi_a
@@ -155,6 +158,7 @@ def fit_history(
     n_slots = slot_player.shape[0]
     n_games = game_slots.shape[0]
     gamma2 = gamma * gamma
+    beta2 = beta * beta
     prior_pi = 1.0 / (prior_sigma * prior_sigma)
     prior_tau = prior_mu * prior_pi
     state = np.zeros((n_slots, 6), dtype=np.float64)
@@ -166,7 +170,7 @@ def fit_history(
     for b in range(n_batches):
         for s in range(batch_slots[b], batch_slots[b + 1]):
             _set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
-        _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta, margin)
+        _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
 
     step_mu = np.inf
     step_sigma = np.inf
@@ -185,7 +189,7 @@ def fit_history(
             inner_sigma = np.inf
             passes = 0
             while (inner_mu > BATCH_EPSILON or inner_sigma > BATCH_EPSILON) and passes < BATCH_ITERATIONS:
-                _batch_pass(0, batch_games, game_slots, game_outcome, state, message, beta, margin)
+                _batch_pass(0, batch_games, game_slots, game_outcome, state, message, beta2, margin)
                 inner_mu, inner_sigma = _change(0, batch_slots, state, mu, sigma, 0.0, 0.0)
                 passes += 1
             for k in range(start_mu.shape[0]):
@@ -195,12 +199,12 @@ def fit_history(
             for b in range(n_batches - 2, -1, -1):
                 for s in range(batch_slots[b], batch_slots[b + 1]):
                     _set_backward(s, state, slot_next, slot_elapsed, gamma2)
-                _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta, margin)
+                _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
                 step_mu, step_sigma = _change(b, batch_slots, state, mu, sigma, step_mu, step_sigma)
             for b in range(1, n_batches):
                 for s in range(batch_slots[b], batch_slots[b + 1]):
                     _set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
-                _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta, margin)
+                _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
                 step_mu, step_sigma = _change(b, batch_slots, state, mu, sigma, step_mu, step_sigma)
         done += 1
     for s in range(n_slots):
