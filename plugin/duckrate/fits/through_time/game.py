@@ -1,13 +1,13 @@
 """One two-player game's likelihood messages to its players' skills, with draws.
 
-The factor graph of a game (Herbrich et al. 2006, fig. 1; Dangauthier et al. 2007, fig. 1): each skill
+The factor graph of a game (Herbrich et al. 2006, TrueSkill's factor graph; Dangauthier et al. 2007): each skill
 ``s_i`` (the player's belief within its time step, less this game's own message: the package's
 ``within_prior``) makes a performance ``p_i ~ N(s_i, beta^2)``; the difference ``d = p_winner - p_loser`` is
 observed ``> margin`` (a win) or ``|d| <= margin`` (a draw). With ``d ~ N(mu_d, sigma_d^2)``,
 ``mu_d = mu_w - mu_l`` and ``sigma_d^2 = sigma_w^2 + sigma_l^2 + 2 beta^2``, the truncated Gaussian
-``N(mu_t, sigma_t^2)`` (:func:`~.gaussian.trunc`) divided by the prior of ``d`` is the message to ``d``:
+``N(mu_t, sigma_t^2)`` (``mu_t = mu_d + sigma_d v``, ``sigma_t^2 = sigma_d^2 (1 - w)``, :func:`~.gaussian.v_w`) divided by the prior of ``d`` is the message to ``d``:
 precision ``1/theta^2 = 1/sigma_t^2 - 1/sigma_d^2`` and mean ``delta = (sigma_d^2 mu_t - sigma_t^2 mu_d) /
-(sigma_d^2 - sigma_t^2)``. Passed back through the sums (Landfried & Mocskos, eq. 9-11; the package's
+(sigma_d^2 - sigma_t^2)``. Passed back through the sums (Landfried & Mocskos, the likelihood messages of a game; the package's
 ``likelihood_analitico``) it gives the winner ``N(mu_w + delta - mu_d, theta^2 + sigma_d^2 - sigma_w^2)``
 and the loser ``N(mu_l - delta + mu_d, theta^2 + sigma_d^2 - sigma_l^2)``. In a draw, side A plays the
 winner's part. A game that tells nothing (``sigma_t == sigma_d``) sends the uniform message. The quotients

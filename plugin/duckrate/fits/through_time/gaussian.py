@@ -1,9 +1,9 @@
 """The normal-distribution numerics of TrueSkill Through Time, as the ``trueskillthroughtime`` package has them.
 
-TTT's game update (Dangauthier et al. 2007, section 2; Landfried & Mocskos, eq. 6-8 and appendix) truncates
+TTT's game update (Dangauthier et al. 2007; Landfried & Mocskos, the game's likelihood with draws) truncates
 the Gaussian of the performance difference ``d = p_winner - p_loser`` to ``d > margin`` (a win) or
 ``|d| <= margin`` (a draw) and matches its moments: ``mu' = mu + sigma v`` and ``sigma' = sigma sqrt(1 - w)``
-with Herbrich's ``v`` and ``w`` functions (:func:`v_w`) (TrueSkill, Herbrich, Minka & Graepel 2006, eq. 4-7).
+with Herbrich's ``v`` and ``w`` functions (:func:`v_w`; TrueSkill, Herbrich, Minka & Graepel 2006, the truncated-Gaussian update).
 
 The package computes ``erfc`` with the Numerical Recipes Chebyshev fit (relative error below 1.2e-7) and
 its inverse with three Newton steps from a rational first guess. The same approximations are used here, in
@@ -113,7 +113,7 @@ def erfcinv(y: float) -> float:
 
 
 def draw_margin(p_draw: float, beta: float) -> float:
-    """The draw margin of a two-player game (Landfried & Mocskos, eq. 12; the package's ``compute_margin``):
+    """The draw margin of a two-player game (Landfried & Mocskos, the draw margin; the package's ``compute_margin``):
     ``|Phi^-1((1 - p_draw) / 2)|`` times the sd of the difference of two performances, ``sqrt(2) beta``; 0
     when ``p_draw`` is 0."""
     if p_draw == 0.0:

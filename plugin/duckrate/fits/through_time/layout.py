@@ -1,7 +1,7 @@
 """The arrays one league's history is fitted on: batches of games, and the skills of each batch.
 
-TTT has one skill variable per player and time step at which the player plays (Dangauthier et al. 2007,
-section 3: ``s_{i,t}``); here each is a *slot*. A batch holds the games of one time step. Everything is laid
+TTT has one skill variable per player and time step at which the player plays (Dangauthier et al. 2007:
+``s_{i,t}``); here each is a *slot*. A batch holds the games of one time step. Everything is laid
 out CSR-style, in one counting pass over the games in their canonical order (time step, then ``played_at``
 and ``match_id``; players coded by name), so the layout, and so every bit of the fit, is the same whatever
 the input's row order:

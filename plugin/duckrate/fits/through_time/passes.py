@@ -3,11 +3,11 @@ convergence, on the arrays of :mod:`.layout`.
 
 Each skill slot ``s`` (a player at one time step) keeps three Gaussian messages in natural parameters
 (``tau = mu / sigma^2``, ``pi = 1 / sigma^2``), so that products and quotients of Gaussians are sums and
-differences (Landfried & Mocskos, eq. 2-3):
+differences (Landfried & Mocskos, the Gaussian product and quotient):
 
 - ``forward``: the prior for a player's first slot, else the previous slot's ``forward * likelihood`` with
   its variance grown by the drift ``gamma^2 t`` over the ``t`` steps between them (Dangauthier et al. 2007,
-  eq. 1; Landfried & Mocskos, eq. 13-14);
+  the skill dynamics; Landfried & Mocskos, the forward and backward messages);
 - ``backward``: the next slot's ``likelihood * backward``, grown by ``gamma^2 t`` the same way; uniform for
   a player's last slot;
 - ``likelihood``: the product of the messages of the slot's games (:mod:`.game`), each game's own
