@@ -16,6 +16,7 @@ import trueskillthroughtime as ttt
 
 import duckrate
 from duckrate import DuckrateInputError
+from duckrate.fits.through_time import passes
 from duckrate.fits.through_time.steps import time_steps
 from duckrate.synthetic import generate_matches
 
@@ -391,3 +392,17 @@ def test_gaps_grow_the_uncertainty_by_gamma_squared_per_step():
     a_drift = drifting.filter(pl.col("player") == "a")
     assert a_flat["rating"][0] == pytest.approx(a_flat["rating"][1], abs=1e-12)  # gamma 0: one skill throughout
     assert a_drift["sd"][1] > a_flat["sd"][1]
+
+
+@pytest.mark.parametrize("threads", [2, 3])
+def test_threads_give_the_same_bits(monkeypatch, threads):
+    """Batches fitted side by side, each waiting for the batches it reads: the one-thread result, bit for
+    bit, over dense batches (players meet again within a few days) and at convergence."""
+    frame = history(600, 20, 12.0, seed=4)
+    one = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300)
+    monkeypatch.setattr(passes, "THREADED_MIN_GAMES", 0)
+    monkeypatch.setattr(passes.numba, "get_num_threads", lambda: threads)
+    several = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300)
+    assert several.equals(one) and one["converged"].all() and one["iterations"][0] == 237
+    for column in ("rating", "sd"):
+        assert np.array_equal(several[column].to_numpy().view(np.int64), one[column].to_numpy().view(np.int64))

@@ -78,3 +78,18 @@ def wait_for(flags, index, abort_index):
             _sched_yield()
             spins = 0
     return True
+
+
+@inlined_kernel
+def wait_until(flags, index, value, abort_index):
+    """Wait until ``flags[index] >= value`` (a counter that only grows, e.g. the last phase done); False (at
+    once) if ``flags[abort_index]`` gets set instead."""
+    spins = 0
+    while load_acquire(flags, index) < value:
+        if load_acquire(flags, abort_index) != 0:
+            return False
+        spins += 1
+        if spins >= SPINS_BEFORE_YIELD:
+            _sched_yield()
+            spins = 0
+    return True

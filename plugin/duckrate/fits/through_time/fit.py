@@ -151,14 +151,7 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
             steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], slots.size
         )
         mu, sigma, iterations, step_mu, step_sigma = fit_history(
-            layout.batch_games,
-            layout.batch_slots,
-            layout.game_slots,
-            layout.game_outcome,
-            layout.slot_player,
-            layout.slot_prev,
-            layout.slot_next,
-            layout.slot_elapsed,
+            layout,
             np.full(slots.size, params["mu"]),
             np.full(slots.size, params["sigma"]),
             params["beta"],
