@@ -401,6 +401,7 @@ def test_threads_give_the_same_bits(monkeypatch, threads):
     frame = history(600, 20, 12.0, seed=4)
     one = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300)
     monkeypatch.setattr(passes, "THREADED_MIN_GAMES", 0)
+    monkeypatch.setattr(passes, "THREADED_MAX_NEIGHBOUR_SHARE", 1.0)
     monkeypatch.setattr(passes.numba, "get_num_threads", lambda: threads)
     several = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300)
     assert several.equals(one) and one["converged"].all() and one["iterations"][0] == 237
