@@ -6,18 +6,19 @@ row-order invariance bit for bit."""
 from __future__ import annotations
 
 import math
-from datetime import date, datetime, timedelta
+from datetime import datetime, timedelta
 from statistics import NormalDist
 
 import numpy as np
 import polars as pl
+import pyarrow as pa
 import pytest
 import trueskillthroughtime as ttt
 
 import duckrate
 from duckrate import DuckrateInputError
 from duckrate.fits.through_time import passes
-from duckrate.fits.through_time.steps import time_steps
+from duckrate.fits.whole_history.periods import time_steps
 from duckrate.synthetic import generate_matches
 
 COLUMNS = ["match_id", "played_at", "player_a", "player_b", "score_a"]
@@ -277,7 +278,6 @@ def test_one_game_gives_the_exact_posterior_moments(score_a, p_draw):
         ({"epsilon": -1e-6}, r"parameter epsilon = -1e-06; expected a finite convergence tolerance >= 0"),
         ({"iterations": -1}, r"parameter iterations = -1; expected an integer number of forward-backward"),
         ({"iterations": 2.5}, r"parameter iterations = 2.5; expected an integer"),
-        ({"period": "week"}, r"parameter period = 'week'; expected NULL or 'day'"),
     ],
 )
 def test_bad_parameters_are_named(games, params, message):
@@ -295,7 +295,7 @@ def test_bad_input_is_named(games):
     with pytest.raises(DuckrateInputError, match=r"'weight' has 2.0 at match_id=1; ttt_fit has no match weights"):
         duckrate.ttt_fit(weighted, p_draw=0.2)
     integers = games.with_columns(played_at=pl.col("match_id"))
-    with pytest.raises(DuckrateInputError, match=r"period = 'day' needs a TIMESTAMP or DATE played_at"):
+    with pytest.raises(DuckrateInputError, match=r"period = 'day' does not fit column 'played_at' of type int64"):
         duckrate.ttt_fit(integers, p_draw=0.2, period="day")
     periods = games.with_columns(period=pl.col("match_id") // 10)
     with pytest.raises(DuckrateInputError, match=r"'period' column and period = 'day' was given"):
@@ -351,14 +351,19 @@ def test_output_rows_and_columns(games):
     assert (result["iterations"] <= 30).all()
 
 
-def test_time_steps_are_whole_days_since_the_epoch_in_utc():
-    moments = [datetime(1969, 12, 31, 23, 59), datetime(1970, 1, 1), datetime(2024, 3, 1, 12, 30)]
-    timestamps = pl.Series(moments).to_arrow()
-    assert time_steps(timestamps, None).tolist() == [-1, 0, 19783]
-    assert time_steps(timestamps, "day").tolist() == [-1, 0, 19783]
-    dates = pl.Series([date(1969, 12, 31), date(1970, 1, 1), date(2024, 3, 1)]).to_arrow()
-    assert time_steps(dates, None).tolist() == [-1, 0, 19783]
-    assert time_steps(pl.Series([5, -3]).to_arrow(), None).tolist() == [5, -3]
+def test_time_steps_are_the_shared_periods_of_played_at():
+    """ttt_fit's steps are :mod:`duckrate.fits.whole_history.periods`' (whole days since the epoch in UTC by
+    default; weeks, months, years on request), as whr_fit's."""
+    frame = history(200, 12, 30.0, seed=5)
+    for period in (None, "day", "week", "month"):
+        fitted = duckrate.ttt_fit(frame, p_draw=0.2, period=period)
+        played = frame["played_at"].to_arrow()
+        unit = {"us": "microseconds", "ns": "nanoseconds", "ms": "milliseconds"}[played.type.unit]
+        expected = time_steps(np.asarray(played.cast(pa.int64())), unit, period or "day")
+        assert set(fitted["step"].to_list()) == set(expected.tolist())
+    assert time_steps(np.array([-60_000_000, 0]), "microseconds", "day").tolist() == [-1, 0]
+    with pytest.raises(DuckrateInputError, match="period = 'fortnight' does not fit column 'played_at'"):
+        duckrate.ttt_fit(frame, p_draw=0.2, period="fortnight")
 
 
 def test_a_date_played_at_and_a_period_column():

@@ -67,20 +67,6 @@ def _sched_yield(typingctx):
 
 
 @inlined_kernel
-def wait_for(flags, index, abort_index):
-    """Wait until ``flags[index]`` is set; False (at once) if ``flags[abort_index]`` gets set instead."""
-    spins = 0
-    while load_acquire(flags, index) == 0:
-        if load_acquire(flags, abort_index) != 0:
-            return False
-        spins += 1
-        if spins >= SPINS_BEFORE_YIELD:
-            _sched_yield()
-            spins = 0
-    return True
-
-
-@inlined_kernel
 def wait_until(flags, index, value, abort_index):
     """Wait until ``flags[index] >= value`` (a counter that only grows, e.g. the last phase done); False (at
     once) if ``flags[abort_index]`` gets set instead."""
@@ -93,3 +79,9 @@ def wait_until(flags, index, value, abort_index):
             _sched_yield()
             spins = 0
     return True
+
+
+@inlined_kernel
+def wait_for(flags, index, abort_index):
+    """Wait until ``flags[index]`` (0 or 1) is set; False (at once) if ``flags[abort_index]`` gets set instead."""
+    return wait_until(flags, index, 1, abort_index)

@@ -1,7 +1,7 @@
 """TrueSkill Through Time (Dangauthier et al. 2007; Landfried & Mocskos' ``trueskillthroughtime``): a batch fit.
 
 - :mod:`.fit`: ``ttt_fit`` and :data:`TTT_FIT` (parameters, validation, output rows);
-- :mod:`.steps`: the time step of each match (integers as they are, dates and timestamps by day);
+- time steps: :mod:`duckrate.fits.whole_history.periods`, shared with WHR;
 - :mod:`.layout`: one league's history as CSR arrays: batches of games, a skill slot per player and step;
 - :mod:`.passes`: the forward-backward message passing and its iterations to convergence;
 - :mod:`.game`: one two-player game's messages to its players' skills, with draws;

@@ -40,7 +40,7 @@ from duckrate.fits.through_time.game import A_WINS, B_WINS, DRAW
 from duckrate.fits.through_time.gaussian import draw_margin
 from duckrate.fits.through_time.layout import build_layout
 from duckrate.fits.through_time.passes import fit_history
-from duckrate.fits.through_time.steps import step_starts, time_steps
+from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
 
 Z_95 = 1.959963984540054  # the 95% interval is rating +- Z_95 sd
 
@@ -66,13 +66,7 @@ TTT_FIT = Fit(
             lambda v: math.isfinite(v) and 0 <= v < 2**31,
             integer=True,
         ),
-        Parameter(
-            "period",
-            None,
-            "NULL or 'day' (the time step of a TIMESTAMP or DATE played_at)",
-            nullable=True,
-            choices=("day",),
-        ),
+        PERIOD,
     ),
 )
 
@@ -117,16 +111,18 @@ def _check_draws(columns: dict, outcome: np.ndarray, p_draw: float, table: str) 
         )
 
 
-def _steps(columns: dict, prepared: PreparedMatches, period: str | None) -> tuple[np.ndarray, bool]:
-    """Each row's time step, and whether it came from the ``period`` column (else from ``played_at``)."""
+def _steps(columns: dict, prepared: PreparedMatches, period: str | None) -> tuple[np.ndarray, str | None]:
+    """Each row's time step, and the period it was derived by from ``played_at``
+    (:mod:`duckrate.fits.whole_history.periods`), or None when it came from the ``period`` column."""
     if prepared.period is not None:
         if period is not None:
             raise DuckrateInputError(
                 f"ttt_fit: the matches have a 'period' column and period = {period!r} was given; expected one "
                 "(the period column's values are the time steps, or period derives them from played_at)"
             )
-        return prepared.period, True
-    return time_steps(columns["played_at"], period), False
+        return prepared.period, None
+    resolved = resolve_period(period, columns["played_at"].type, "ttt_fit")
+    return time_steps(prepared.time_key, prepared.time_unit, resolved), resolved
 
 
 def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pl.DataFrame:
@@ -137,7 +133,7 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     reject_weights(columns, prepared, table, "ttt_fit")
     outcome = _outcomes(columns, prepared, table)
     _check_draws(columns, outcome, params["p_draw"], table)
-    steps, from_period = _steps(columns, prepared, params["period"])
+    steps, by_period = _steps(columns, prepared, params["period"])
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared)
     player_names = prepared.players.cast(pa.string())
@@ -170,7 +166,9 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
                     "league": pl.Series([prepared.league_names[league]] * order.size, dtype=pl.String),
                     "player": pl.from_arrow(player_names.take(pa.array(player))),
                     "period_start": pl.Series(
-                        pa.array(step, pa.int64()) if from_period else step_starts(step, columns["played_at"].type)
+                        pa.array(step, pa.int64())
+                        if by_period is None
+                        else period_starts(step, by_period, columns["played_at"].type)
                     ),
                     "step": step,
                     "rating": mu[order],
@@ -184,16 +182,16 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
             )
         )
     if not parts:
-        return _empty(columns, prepared)
+        return _empty(prepared, by_period, columns["played_at"].type)
     frame = pl.concat(parts, how="vertical")
     return frame.sort(["league", "player", "step"], nulls_last=True).select(OUTPUT_COLUMNS)
 
 
-def _empty(columns: dict, prepared: PreparedMatches) -> pl.DataFrame:
+def _empty(prepared: PreparedMatches, by_period: str | None, played_at_type: pa.DataType) -> pl.DataFrame:
     start = (
         pl.Int64
-        if prepared.period is not None
-        else pl.Series(step_starts(np.empty(0), columns["played_at"].type)).dtype
+        if by_period is None
+        else pl.Series(period_starts(np.empty(0, dtype=np.int64), by_period, played_at_type)).dtype
     )
     schema = {
         "league": pl.String,
@@ -235,8 +233,9 @@ def ttt_fit(
     p_draw : the probability of a draw between equal players; 0 (the default) when there are no draws.
     epsilon, iterations : forward-backward iterations run until no posterior mean or sd moves by more than
         ``epsilon`` in one, at most ``iterations`` (0: TrueSkill's filtering pass alone).
-    period : None: an integer ``played_at`` is the time step itself, a TIMESTAMP or DATE its day since
-        1970-01-01 (UTC); 'day' says the latter explicitly. All games of one step are a batch: simultaneous.
+    period : the time step of a TIMESTAMP or DATE ``played_at``: 'day' (the default: days since 1970-01-01,
+        UTC), 'week', 'month' or 'year'; of an integer one, the value itself (None or 'value'). All games of
+        one step are a batch: simultaneous.
 
     Returns
     -------

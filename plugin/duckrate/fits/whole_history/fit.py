@@ -30,7 +30,7 @@ from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_N
 from duckrate.fits.bradley_terry.uncertainty import Z_95
 from duckrate.fits.whole_history.days import PlayerDays, player_days
 from duckrate.fits.whole_history.newton import newton_league, newton_leagues
-from duckrate.fits.whole_history.periods import TIME_PERIODS, period_starts, resolve_period, time_steps
+from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
 from duckrate.fits.whole_history.whr import sweep_league, sweep_leagues, variances
 
 METHODS = ("newton", "sweeps")
@@ -53,14 +53,7 @@ WHR_FIT = Fit(
             "a number >= 0 of virtual draws against a 1500-rated player on each player's first step",
             nonnegative,
         ),
-        Parameter(
-            "period",
-            None,
-            f"NULL (the default of played_at's type), {', '.join(repr(p) for p in TIME_PERIODS)} for a "
-            "TIMESTAMP or DATE played_at, or 'value' for an integer one",
-            nullable=True,
-            text=True,
-        ),
+        PERIOD,
         Parameter("method", "newton", "'newton' or 'sweeps'", choices=METHODS),
         Parameter(
             "max_iterations",

@@ -1,7 +1,9 @@
-"""Whole-History Rating's time steps, from ``played_at`` and a ``period`` parameter.
+"""The time steps of the whole-history fits (WHR, TrueSkill Through Time), from ``played_at`` and a
+``period`` parameter (:data:`PERIOD`, one declaration for both).
 
 WHR's prior links a player's ratings at consecutive time steps by a Wiener process whose variance grows
-by ``w2`` per step (Coulom 2008, section 3.1), so a step is the unit of time ``w2`` is given in:
+by ``w2`` per step (Coulom 2008, section 3.1), and TrueSkill Through Time's skill drift adds ``gamma²`` per
+step, so a step is the unit of time those are given in:
 
 - TIMESTAMP and DATE: ``'day'`` (the default: whole days since 1970-01-01, UTC; what the ``whr`` package
   calls a time step), ``'week'`` (ISO weeks, Monday to Sunday: weeks since Monday 1969-12-29),
@@ -20,11 +22,23 @@ import numpy as np
 import pyarrow as pa
 
 from duckrate.core.errors import DuckrateInputError
+from duckrate.core.parameters import Parameter
 
 #: The periods of a TIMESTAMP or DATE ``played_at``; the first is the default.
 TIME_PERIODS = ("day", "week", "month", "year")
 #: The periods of an integer ``played_at``.
 INTEGER_PERIODS = ("value",)
+
+#: The ``period`` parameter of every whole-history fit (checked against ``played_at``'s type by
+#: :func:`resolve_period`).
+PERIOD = Parameter(
+    "period",
+    None,
+    f"NULL (the default of played_at's type), {', '.join(repr(p) for p in TIME_PERIODS)} for a "
+    "TIMESTAMP or DATE played_at, or 'value' for an integer one",
+    nullable=True,
+    text=True,
+)
 
 # Units of the time key (``PreparedMatches.time_unit``) per day.
 _PER_DAY = {
