@@ -25,9 +25,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
-from duckrate.core.jit import inlined_kernel, kernel, parallel_kernel
+from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.fits.whole_history.whr import SAFETY
 
 #: The error a step solved to relative residual η leaves, as a multiple of η times the step (the residual
@@ -273,34 +272,3 @@ def newton_league(
                 return steps, True, cg_total
         previous = largest if t == 1.0 else math.inf
     return steps, False, cg_total
-
-
-@parallel_kernel
-def newton_leagues(
-    league_unit_start, unit_day_start, day_step, entry_start, opp_day, score, weight, w2, virtual_games, tol, max_iter
-):
-    """:func:`newton_league` for every league (in parallel: leagues share nothing), all ratings starting at
-    0. Returns the ratings per day, and per league the Newton steps and whether it converged."""
-    n_leagues = league_unit_start.shape[0] - 1
-    r = np.zeros(day_step.shape[0])
-    steps = np.zeros(n_leagues, dtype=np.int64)
-    converged = np.zeros(n_leagues, dtype=np.bool_)
-    for league in prange(n_leagues):
-        count, done, _ = newton_league(
-            league_unit_start[league],
-            league_unit_start[league + 1],
-            unit_day_start,
-            day_step,
-            entry_start,
-            opp_day,
-            score,
-            weight,
-            w2,
-            virtual_games,
-            tol,
-            max_iter,
-            r,
-        )
-        steps[league] = count
-        converged[league] = done
-    return r, steps, converged

@@ -37,9 +37,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import prange
 
-from duckrate.core.jit import inlined_kernel, kernel, parallel_kernel
+from duckrate.core.jit import inlined_kernel, kernel
 
 #: The package's ridge on the diagonal of a player's Hessian (several steps, and for the covariance).
 RIDGE = 1e-3
@@ -154,37 +153,6 @@ def sweep_league(
                 return sweeps, True
         lagged[slot] = largest
     return sweeps, False
-
-
-@parallel_kernel
-def sweep_leagues(
-    league_unit_start, unit_day_start, day_step, entry_start, opp_day, score, weight, w2, virtual_games, tol, max_iter
-):
-    """:func:`sweep_league` for every league (in parallel: leagues share nothing), all ratings starting at 0.
-    Returns the ratings per day, and per league the sweeps and whether it converged."""
-    n_leagues = league_unit_start.shape[0] - 1
-    r = np.zeros(day_step.shape[0])
-    sweeps = np.zeros(n_leagues, dtype=np.int64)
-    converged = np.zeros(n_leagues, dtype=np.bool_)
-    for league in prange(n_leagues):
-        count, done = sweep_league(
-            league_unit_start[league],
-            league_unit_start[league + 1],
-            unit_day_start,
-            day_step,
-            entry_start,
-            opp_day,
-            score,
-            weight,
-            w2,
-            virtual_games,
-            tol,
-            max_iter,
-            r,
-        )
-        sweeps[league] = count
-        converged[league] = done
-    return r, sweeps, converged
 
 
 @kernel
