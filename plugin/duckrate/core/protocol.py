@@ -22,7 +22,7 @@ systems; a system module declares one entry of its family.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -135,3 +135,11 @@ class Fit(Signature):
     input: InputShape
     forecast: Forecast | None = None
     forecast_name: str = ""
+    # The fit over Arrow columns, ``(columns, priors, given parameters, table name) -> result rows`` (the
+    # Python function and the SQL macro both call it), and the result's columns as the SQL macro returns them.
+    run: Callable[[dict[str, pa.Array], Any, dict[str, Any], str], pa.Table | pl.DataFrame] | None = None
+    output: pa.Schema | None = None
+    priors: bool = False  # the macro takes ``priors := '<player_priors table>'``
+    # A SQL list expression over the macro's parameters naming more input columns to pass as they are (e.g.
+    # ``bt_fit``'s covariates), or None.
+    row_columns: str | None = None

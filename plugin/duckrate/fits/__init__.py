@@ -1,4 +1,4 @@
-"""Batch fits over a whole matches table (Bradley-Terry, Whole-History Rating) and the model tests: numba kernels
+"""Batch fits over a whole matches table (Bradley-Terry, Whole-History Rating, TrueSkill Through Time) and the model tests: numba kernels
 + a Polars wrapper.
 
 The registry lines: each fit's entry added to :data:`duckrate.core.registry.FITS`, each test's to
@@ -13,7 +13,8 @@ from duckrate.fits.through_time import TTT_FIT, ttt_fit
 from duckrate.fits.whole_history import WHR_FIT, whr_fit
 
 FITS.add(BT_FIT)
+FITS.add(WHR_FIT)
+FITS.add(TTT_FIT)
 TESTS.add(BT_LR_TEST)
-# WHR_FIT and TTT_FIT join FITS with their SQL macros (the registry drives the macros, the reference and `duckrate warm`).
 
 __all__ = ["BT_FIT", "BT_LR_TEST", "TTT_FIT", "WHR_FIT", "bt_fit", "bt_lr_test", "bt_theta", "ttt_fit", "whr_fit"]

@@ -13,7 +13,8 @@ from functools import partial
 import duckdb
 import pyarrow as pa
 
-from duckrate.core.registry import SYSTEMS
+import duckrate.fits  # noqa: F401  (registers the fits in FITS)
+from duckrate.core.registry import FITS, SYSTEMS
 from duckrate.core.teams import TEAM_RESULTS
 from duckrate.marts import MARTS
 from duckrate.sql import (
@@ -104,7 +105,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             (evaluation_udf.udf_name(mart), partial(evaluation_udf.make_udf, mart), evaluation_udf.return_type(mart))
         )
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
-    udfs.append((fit_udf.UDF_NAME, fit_udf.make_udf, fit_udf.RETURN_TYPE))
+    udfs += [(fit_udf.udf_name(fit), partial(fit_udf.make_udf, fit), fit_udf.return_type(fit)) for fit in FITS]
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
     udfs.append((team_predictions_udf.UDF_NAME, team_predictions_udf.make_udf, team_predictions_udf.RETURN_TYPE))
     udfs.append((ranks_udf.UDF_NAME, ranks_udf.make_udf, ranks_udf.RETURN_TYPE))
@@ -178,7 +179,8 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(event_udf.check_macro_sql(event_system))
         con.execute(event_udf.token_macro_sql(event_system))
         con.execute(event_udf.rows_macro_sql(event_system))
-    con.execute(fit_udf.macro_sql())
+    for fit in FITS:
+        con.execute(fit_udf.macro_sql(fit))
     con.execute(tune_udf.macro_sql())
     con.execute(tune_udf.contest_macro_sql())
     con.execute(tune_udf.team_macro_sql())

@@ -14,7 +14,6 @@ from duckrate.evaluation.win_probability import (
     win_matrix_signature,
     win_probability_signature,
 )
-from duckrate.fits.bradley_terry import OUTPUT_SCHEMA as BT_FIT_COLUMNS
 from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA as BT_LR_TEST_COLUMNS
 from duckrate.registry import FITS, MARTS, SYSTEMS, TESTS
 from duckrate.systems.contest import OUTPUT_COLUMNS as CONTEST_COLUMNS
@@ -108,7 +107,8 @@ def reference_markdown() -> str:
             f"SELECT * FROM {fit.name}('matches', ...)",
             f"duckrate.{fit.name}(matches, ...)",
             fit.parameters,
-            _columns(BT_FIT_COLUMNS.names),
+            _columns(fit.output.names if fit.output is not None else ()),
+            summary=fit.summary,
         )
     lines += ["## Tests of the model", ""]
     for test in TESTS:

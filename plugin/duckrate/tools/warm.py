@@ -36,6 +36,9 @@ FIT_CALLS = (
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, home_advantage := true, uncertainty := 'sparse', anchor_player := 'p000001')",
     "SELECT count(*) FROM bt_fit('m', prior_sd := 200, uncertainty := 'bootstrap', resamples := 3)",
     "SELECT count(*) FROM bt_fit('m', method := 'mm', prior_sd := 300)",
+    "SELECT count(*) FROM whr_fit('m')",
+    "SELECT count(*) FROM whr_fit('m', method := 'sweeps', max_iterations := 3)",
+    "SELECT count(*) FROM ttt_fit('m', p_draw := 0.1, iterations := 3)",
     "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
 )
 MART_CALLS = (

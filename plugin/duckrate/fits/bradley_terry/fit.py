@@ -49,12 +49,40 @@ from duckrate.fits.league_games import league_rows, name_ordered_codes
 
 BASE_RATING = 1500.0
 
+#: Output columns and their Arrow types, in the contract's order (then this module's extras).
+OUTPUT_SCHEMA = pa.schema(
+    [
+        ("league", pa.string()),
+        ("player", pa.string()),
+        ("rating", pa.float64()),
+        ("sd", pa.float64()),
+        ("lower", pa.float64()),
+        ("upper", pa.float64()),
+        ("games", pa.int64()),
+        ("method", pa.string()),
+        ("converged", pa.bool_()),
+        ("iterations", pa.int64()),
+        ("home_advantage", pa.float64()),
+        ("uncertainty", pa.string()),
+        ("resamples", pa.int64()),
+        ("rank_upper", pa.int64()),
+        ("rank_lower", pa.int64()),
+        ("tier", pa.int64()),
+        ("component", pa.int64()),
+        ("kind", pa.string()),
+    ]
+)
+
 # Every parameter but the priors table, in the SQL macro's order (one place for defaults and checks).
 BT_FIT = Fit(
     name="bt_fit",
     input=MATCHES,
     forecast=BT_FORECAST,
     forecast_name="bt",
+    run=lambda columns, priors, given, table: fit_columns(columns, priors, given, table),
+    output=OUTPUT_SCHEMA,
+    priors=True,
+    row_columns="list_concat(covariates, [cluster])",  # the row-level options' columns, passed as they are
     parameters=(
         Parameter(
             "prior_sd",
@@ -111,30 +139,6 @@ BT_FIT = Fit(
             integer=True,
         ),
     ),
-)
-
-#: Output columns and their Arrow types, in the contract's order (then this module's extras).
-OUTPUT_SCHEMA = pa.schema(
-    [
-        ("league", pa.string()),
-        ("player", pa.string()),
-        ("rating", pa.float64()),
-        ("sd", pa.float64()),
-        ("lower", pa.float64()),
-        ("upper", pa.float64()),
-        ("games", pa.int64()),
-        ("method", pa.string()),
-        ("converged", pa.bool_()),
-        ("iterations", pa.int64()),
-        ("home_advantage", pa.float64()),
-        ("uncertainty", pa.string()),
-        ("resamples", pa.int64()),
-        ("rank_upper", pa.int64()),
-        ("rank_lower", pa.int64()),
-        ("tier", pa.int64()),
-        ("component", pa.int64()),
-        ("kind", pa.string()),
-    ]
 )
 
 

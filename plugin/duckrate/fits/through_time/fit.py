@@ -41,12 +41,16 @@ from duckrate.fits.through_time.gaussian import draw_margin
 from duckrate.fits.through_time.layout import build_layout
 from duckrate.fits.through_time.passes import fit_history
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
+from duckrate.fits.whole_history.rows import COLUMNS as OUTPUT_COLUMNS
+from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
 
 Z_95 = 1.959963984540054  # the 95% interval is rating +- Z_95 sd
 
 TTT_FIT = Fit(
     name="ttt_fit",
     input=MATCHES,
+    run=lambda columns, priors, given, table: fit_columns(columns, given, table),
+    output=SQL_SCHEMA,
     summary=(
         "TrueSkill Through Time (Dangauthier et al. 2007; Landfried & Mocskos' trueskillthroughtime): "
         "Gaussian skills per player and time step, drifting by gamma per step, fitted to the whole history "
@@ -68,21 +72,6 @@ TTT_FIT = Fit(
         ),
         PERIOD,
     ),
-)
-
-#: Output columns: the contract's, then this module's extras (``period_start`` takes ``played_at``'s type).
-OUTPUT_COLUMNS = (
-    "league",
-    "player",
-    "period_start",
-    "step",
-    "rating",
-    "sd",
-    "lower",
-    "upper",
-    "games",
-    "iterations",
-    "converged",
 )
 
 
@@ -131,9 +120,9 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     params = TTT_FIT.resolve(given)
     prepared = prepare_matches(columns, table)
     reject_weights(columns, prepared, table, "ttt_fit")
+    steps, by_period = _steps(columns, prepared, params["period"])
     outcome = _outcomes(columns, prepared, table)
     _check_draws(columns, outcome, params["p_draw"], table)
-    steps, by_period = _steps(columns, prepared, params["period"])
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared)
     player_names = prepared.players.cast(pa.string())
@@ -189,24 +178,9 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
 
 def _empty(prepared: PreparedMatches, by_period: str | None, played_at_type: pa.DataType) -> pl.DataFrame:
     start = (
-        pl.Int64
-        if by_period is None
-        else pl.Series(period_starts(np.empty(0, dtype=np.int64), by_period, played_at_type)).dtype
+        pa.int64() if by_period is None else period_starts(np.empty(0, dtype=np.int64), by_period, played_at_type).type
     )
-    schema = {
-        "league": pl.String,
-        "player": pl.String,
-        "period_start": start,
-        "step": pl.Int64,
-        "rating": pl.Float64,
-        "sd": pl.Float64,
-        "lower": pl.Float64,
-        "upper": pl.Float64,
-        "games": pl.Int64,
-        "iterations": pl.Int64,
-        "converged": pl.Boolean,
-    }
-    return pl.DataFrame(schema=schema)
+    return cast(pl.DataFrame, pl.from_arrow(history_schema(start).empty_table()))
 
 
 def ttt_fit(

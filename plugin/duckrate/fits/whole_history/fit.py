@@ -31,6 +31,7 @@ from duckrate.fits.bradley_terry.uncertainty import Z_95
 from duckrate.fits.whole_history.days import PlayerDays, player_days
 from duckrate.fits.whole_history.leagues import solve_league, solve_leagues
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
+from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
 from duckrate.fits.whole_history.whr import variances
 
 METHODS = ("newton", "sweeps")
@@ -41,6 +42,8 @@ DEFAULT_MAX_ITERATIONS = {"newton": 100, "sweeps": 10_000}
 WHR_FIT = Fit(
     name="whr_fit",
     input=MATCHES,
+    run=lambda columns, priors, given, table: fit_columns(columns, given, table),
+    output=SQL_SCHEMA,
     summary=(
         "Whole-History Rating (Coulom 2008): every player's rating at every time step they played, the "
         "maximum a posteriori of a dynamic Bradley-Terry model with a Wiener-process prior, as the whr package."
@@ -72,25 +75,6 @@ WHR_FIT = Fit(
         ),
     ),
 )
-
-
-def _output_schema(period_type: pa.DataType) -> pa.Schema:
-    """The output columns, in order (``period_start`` has ``played_at``'s type, or BIGINT for integers)."""
-    return pa.schema(
-        [
-            ("league", pa.string()),
-            ("player", pa.string()),
-            ("period_start", period_type),
-            ("step", pa.int64()),
-            ("rating", pa.float64()),
-            ("sd", pa.float64()),
-            ("lower", pa.float64()),
-            ("upper", pa.float64()),
-            ("games", pa.int64()),
-            ("iterations", pa.int64()),
-            ("converged", pa.bool_()),
-        ]
-    )
 
 
 def solve(days: PlayerDays, params: dict):
@@ -137,7 +121,7 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     period_type = (
         pa.int64() if period == "value" else pa.date32() if pa.types.is_date(played_at_type) else played_at_type
     )
-    schema = _output_schema(period_type)
+    schema = history_schema(period_type)
     table_out = pa.Table.from_arrays(
         [
             pa.array(prepared.league_names, pa.string()).take(pa.array(league)),
