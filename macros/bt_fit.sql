@@ -6,7 +6,5 @@
   A priors table is a parameter too: {'prior_sd': 200, 'priors': ref('my_priors')}.
 -#}
 {% macro bt_fit(relation, params=none) -%}
-  {%- set given = params if params is not none else var('duckrate_bt_params', {}) -%}
-  select * from bt_fit({{ duckrate._relation_literal(relation) }}
-  {%- for name, value in given.items() %}, {{ name }} := {{ duckrate._sql_literal(value) }}{% endfor %})
+  {{ duckrate._fit_call('bt_fit', relation, params if params is not none else var('duckrate_bt_params', {})) }}
 {%- endmacro %}

@@ -285,6 +285,44 @@ def test_bt_ratings_is_the_python_fit_of_the_staged_matches(plain):
     assert dict(per_league.select("league", "len").iter_rows()) == players
 
 
+def test_whole_history_fits_are_the_python_fits_of_the_staged_matches(plain):
+    """whr_ratings and ttt_ratings (vars {}: the fits' defaults, TTT's p_draw the staged share of draws) equal
+    duckrate.whr_fit and duckrate.ttt_fit of stg_matches (period_start a TIMESTAMP in both: played_at is one)."""
+    staged = plain.sql("SELECT match_id, played_at, player_a, player_b, score_a, league FROM stg_matches").pl()
+    draws = staged["score_a"].eq(0.5).mean()
+    key = ["league", "player", "step"]
+    for model, expected in (
+        ("whr_ratings", duckrate.whr_fit(staged)),
+        ("ttt_ratings", duckrate.ttt_fit(staged, p_draw=draws)),
+    ):
+        actual = plain.sql(f"SELECT * FROM {model}").pl().sort(key)
+        assert actual.equals(expected.sort(key)), model
+        assert actual["converged"].all() or model == "ttt_ratings", model
+
+
+def test_rating_history_holds_each_step_of_every_system(plain):
+    """Replays: the rating after a player's last match of each day; fits: their rows as they are."""
+    systems = {s for (s,) in plain.sql("SELECT DISTINCT system FROM replays").fetchall()}
+    history = plain.sql("SELECT * FROM rating_history").pl()
+    assert set(history["system"]) == systems | {"whr_fit", "ttt_fit"}
+    assert history.columns[:6] == ["league", "system", "player", "period_start", "step", "rating"]
+    expected = plain.sql(
+        """WITH sides AS (
+               SELECT league, system, seq, played_at, player_a AS player, rating_a_after AS rating FROM replays
+               UNION ALL SELECT league, system, seq, played_at, player_b, rating_b_after FROM replays)
+           SELECT league, system, player, date_trunc('day', played_at) AS period_start,
+                  max_by(rating, seq) AS rating, count(*) AS games
+           FROM sides GROUP BY ALL"""
+    ).pl()
+    key = ["league", "system", "player", "period_start"]
+    replayed = history.filter(pl.col("system").is_in(sorted(systems))).select(*key, "rating", "games")
+    assert replayed.sort(key).equals(expected.sort(key))
+    fitted = history.filter(pl.col("system") == "whr_fit").drop("system").sort("league", "player", "period_start")
+    whr = plain.sql("SELECT league, player, period_start, rating, sd, games FROM whr_ratings").pl()
+    assert fitted.select(whr.columns).equals(whr.sort("league", "player", "period_start"))
+    assert fitted["step"].null_count() == fitted.height  # a TIMESTAMP played_at: the steps are period_start
+
+
 def documented_models() -> dict[str, dict]:
     """Every model's yml entry under models/, by name."""
     models = {}

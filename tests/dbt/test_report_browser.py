@@ -74,8 +74,11 @@ def test_every_chart_is_drawn(browser, plain):
     charts = browser.find_elements("css selector", "svg.chart")
     leagues = plain.sql("SELECT count(DISTINCT league) FROM calibration_bins").fetchall()[0][0]
     systems = plain.sql("SELECT count(DISTINCT system) FROM calibration_bins").fetchall()[0][0]
-    # per league: a reliability diagram, a loss-by-gap chart and a trajectory chart per system, one loss curve
-    assert len(charts) == leagues * (3 * systems + 1)
+    fits = plain.sql("SELECT count(DISTINCT system) FROM rating_history WHERE system LIKE '%_fit'").fetchall()[0][0]
+    # per league: a reliability diagram, a loss-by-gap chart and a trajectory chart per system, one loss curve,
+    # and a rating-history chart per whole-history fit
+    assert fits == 2
+    assert len(charts) == leagues * (3 * systems + 1 + fits)
     for svg in charts:
         name = svg.get_attribute("id")
         assert svg.size["width"] > 100 and svg.size["height"] > 100, name
@@ -95,8 +98,10 @@ def test_every_chart_is_drawn(browser, plain):
         # mostly background, but far from uniform: some share of the pixels is ink (axes, text, series)
         ink = np.any(image[..., :3] < 200, axis=-1).mean()
         assert 0.01 < ink < 0.6, (name, ink)
-        if name.startswith("trajectories-"):
+        if name.startswith(("trajectories-", "history-")):
             assert lines == 5, name  # the top 5 players' lines
+        if name.startswith("history-"):
+            assert bands == 5, name  # and their bands
 
 
 def test_a_screenshot_of_the_page_is_not_blank(browser):

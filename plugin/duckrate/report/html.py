@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterable
+from datetime import datetime, timedelta
 from html import escape
 
 from duckrate.report.svg import PALETTE, Series, chart
-from duckrate.report.tables import TOP_ROWS, TRAJECTORY_PLAYERS
+from duckrate.report.tables import DAYS_PER_YEAR, TOP_ROWS, TRAJECTORY_PLAYERS
 
 #: Display format of each column (default: 4 decimals for floats, the integer for integers).
 FORMATS: dict[str, Callable[[float], str]] = {
@@ -360,6 +361,55 @@ def trajectories_section(league, marts) -> str:
     )
 
 
+def _time_axis(xs: list[float], timed: bool) -> tuple[Callable[[float], float], str]:
+    """How to draw times given in years since year 0 (``timed``) or as integer steps: years when they span
+    two years or more, else days since the first one."""
+    if not timed:
+        return (lambda x: x), "time step (played_at)"
+    first = min(xs)
+    if max(xs) - first >= 2.0:
+        return (lambda x: x), "time (years)"
+    start = datetime(1970, 1, 1) + timedelta(days=(first - 1970.0) * DAYS_PER_YEAR)
+    return (lambda x: (x - first) * DAYS_PER_YEAR), f"days since {start:%Y-%m-%d}"
+
+
+def history_section(league, marts) -> str:
+    rows = [r for r in marts.get("history", []) if r["league"] == league]
+    if not rows:
+        return ""
+    charts = []
+    for system, group in _group(rows, "system").items():
+        to_x, x_label = _time_axis([r["x"] for r in group], timed=any(r["timed"] for r in group))
+        series = [
+            Series(
+                f"{steps[0]['rank']}. {player}",
+                [(to_x(s["x"]), s["rating"]) for s in steps],
+                color=PALETTE[index % len(PALETTE)],
+                dots=len(steps) == 1,
+                band=[(to_x(s["x"]), s["rating"] - 1.96 * s["sd"], s["rating"] + 1.96 * s["sd"]) for s in steps],
+            )
+            for index, (player, steps) in enumerate(_group(group, "player").items())
+        ]
+        charts.append(
+            chart(
+                series,
+                title=f"Top {TRAJECTORY_PLAYERS} rating histories: {system}",
+                x_label=x_label,
+                y_label="rating at the time step (± 1.96 sd)",
+                chart_id=_slug("history", league, system),
+                width=420,
+                height=280,
+            )
+        )
+    return (
+        "<h3>Rating history</h3>"
+        f'<p class="note">The ratings of the top {TRAJECTORY_PLAYERS} players (by their latest rating) at each '
+        "time step they played, from the whole-history fits (rating_history): smoothed over the whole history, "
+        "so early ratings use later games too. Band: rating ± 1.96 sd.</p>"
+        f'<div class="grid">{"".join(charts)}</div>'
+    )
+
+
 def _meaning(test: str) -> str:
     for prefix in ("martingale_split", "martingale", "order_permutation", "matchmaking", "lowrank", "split"):
         if test.startswith(prefix):
@@ -450,6 +500,7 @@ SECTIONS = (
     loss_curve_section,
     loss_by_gap_section,
     trajectories_section,
+    history_section,
     bt_tests_section,
     contest_section,
     team_section,
@@ -475,7 +526,7 @@ def page(marts: dict[str, list[dict]], title: str = "duckrate report") -> str:
     nav = "".join(
         f'<a href="#{_slug("league", league)}">{escape(_league_label(league))}</a>' for league in leagues(marts)
     )
-    shown = ", ".join(name for name in marts if name != "trajectories") or "none"
+    shown = ", ".join(name for name in marts if name not in ("trajectories", "history")) or "none"
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'

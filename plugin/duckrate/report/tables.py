@@ -72,7 +72,8 @@ def read_marts(warehouse: Path) -> dict[str, list[dict]]:
     """Every mart of :data:`MARTS` the warehouse holds (rows as dicts; leaderboards cut to the top
     :data:`TOP_ROWS` per league and system), and ``trajectories``: each step of the top
     :data:`TRAJECTORY_PLAYERS` players of each league and system (``rating`` and ``sd`` after each of their
-    matches, from the ``replays`` view)."""
+    matches, from the ``replays`` view), and ``history``: the same players' ratings at each time step in
+    ``rating_history`` for the whole-history fits (:data:`HISTORY_SYSTEMS`)."""
     import duckdb
 
     with duckdb.connect(str(warehouse), read_only=True) as con:
@@ -101,4 +102,34 @@ def read_marts(warehouse: Path) -> dict[str, list[dict]]:
                 JOIN top AS t ON t.player = s.player AND t.system = s.system AND t.league IS NOT DISTINCT FROM s.league
                 ORDER BY t.league NULLS FIRST, t.system, t.rank, s.seq""",
             )
+        if "rating_history" in present:
+            marts["history"] = _rows(con, _HISTORY_SQL)
     return marts
+
+
+#: The systems whose rating history the report draws: the whole-history fits (the replays' trajectories are
+#: drawn by match already).
+HISTORY_SYSTEMS = ("whr_fit", "ttt_fit")
+#: A mean Gregorian year in days (the history chart's years since 1970).
+DAYS_PER_YEAR = 365.2425
+# The top TRAJECTORY_PLAYERS players of each league and whole-history system by their rating at their last
+# step, each step of theirs with its time: ``x`` in years (1970 + seconds / a mean Gregorian year), or the
+# integer step where played_at is an integer.
+_HISTORY_SQL = f"""
+WITH timed AS (
+    SELECT league, system, player, rating, sd, period_start IS NOT NULL AS timed,
+        coalesce(1970 + epoch(period_start) / ({DAYS_PER_YEAR} * 86400), step::DOUBLE) AS x
+    FROM rating_history
+    WHERE system IN ({", ".join(f"'{name}'" for name in HISTORY_SYSTEMS)})
+), last AS (
+    SELECT league, system, player, arg_max(rating, x) AS final
+    FROM timed GROUP BY league, system, player
+), top AS (
+    SELECT *, row_number() OVER (PARTITION BY league, system ORDER BY final DESC, player) AS rank
+    FROM last QUALIFY rank <= {TRAJECTORY_PLAYERS}
+)
+SELECT t.league, t.system, t.player, p.rank, t.timed, t.x, t.rating, t.sd
+FROM timed AS t
+JOIN top AS p ON p.player = t.player AND p.system = t.system AND p.league IS NOT DISTINCT FROM t.league
+ORDER BY t.league NULLS FIRST, t.system, p.rank, t.x
+"""
