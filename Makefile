@@ -69,6 +69,8 @@ bench: $(VENV)/.installed
 	$(PY) bench/contest_metrics.py
 	$(PY) bench/tune.py
 	$(PY) bench/readers.py
+	$(PY) bench/whole_history.py
+	$(PY) bench/whole_history.py --large
 
 clean:
 	rm -rf $(VENV) demo/target demo/dbt_packages demo/logs demo/warehouse.duckdb demo/warehouse.duckdb.lock demo/.warehouse.duckdb.building*
