@@ -60,7 +60,8 @@ for trueskillthroughtime after the iterations it ran (against ``ttt_fit`` run fo
 Usage (from the repository root)::
 
     .venv/bin/python bench/whole_history.py                      # 200k games / 20k players, both packages
-    .venv/bin/python bench/whole_history.py --large              # 10M games / 100k players, duckrate only
+    # (about 15 minutes, 10 of them trueskillthroughtime's budget)
+    .venv/bin/python bench/whole_history.py --large              # 10M games / 100k players, duckrate only, 1 run
     .venv/bin/python bench/whole_history.py --games 5000 --players 1000 --repeats 1     # a quick check
     .venv/bin/python bench/whole_history.py --cases whr ttt whr-sql ttt-sql
 """
@@ -664,7 +665,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=20_000)
     parser.add_argument("--years", type=float, default=50.0)
     parser.add_argument("--draw-rate", type=float, default=0.0, help="draw probability between equals (0: tennis)")
-    parser.add_argument("--repeats", type=int, default=3, help="timed runs of each duckrate case (median)")
+    parser.add_argument("--repeats", type=int, help="timed runs of each duckrate case (median; 3, or 1 with --large)")
     parser.add_argument("--cases", nargs="+", choices=CASES, default=list(CASES))
     parser.add_argument("--package-budget", type=float, default=600.0, help="seconds before a package is extrapolated")
     parser.add_argument("--no-check", dest="check", action="store_false", help="skip the agreement columns")
@@ -691,6 +692,8 @@ def main() -> int:
         }
         children[args.child](args)
         return 0
+    if args.repeats is None:
+        args.repeats = 1 if args.large else 3
     if args.repeats < 1 or args.package_budget <= 0 or not 0 <= args.draw_rate < 1:
         parser.error("--repeats and --package-budget must be positive, --draw-rate in [0, 1)")
 
