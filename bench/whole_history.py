@@ -17,7 +17,7 @@ would have each player's few games decades apart), so the history is generated h
 tour: careers of limited length (log-normal, median 4 years) starting uniformly over the span; a
 heavy-tailed number of games per player (better players play more); skills that start normal
 (sd 200 Elo) and drift as a random walk (3 Elo per day); each week's appearances paired by skill plus
-noise (a draw), so opponents are active at the same time; Bradley-Terry results, no draws unless
+noise (like a tournament's draw), so opponents are active at the same time; Bradley-Terry results, no draws unless
 ``--draw-rate`` (then a draw between equals has that probability, as in ``generate_matches``).
 ``played_at`` is a DATE, so the time step is the day, for duckrate and for both packages.
 
@@ -33,7 +33,7 @@ cached file into Polars first (untimed, as is building the packages' Python list
   SQL macro does not exist;
 * ``whr-package``: ``whr.Base(config={"w2": 300, "virtual_games": 2})``, ``create_games`` (player_a
   plays black) and ``iterate_until_converge`` (its own rule: ten sweeps in a row in which no rating moves
-  on a 0.01 Elo grid; looser than duckrate's 1e-6 points, which favours the package);
+  on a 0.01 Elo grid; by then it agrees with ``whr_fit`` to about 1e-6 Elo at small sizes);
 * ``ttt-package``: ``trueskillthroughtime.History(...)`` with the same parameters and the games in
   ``ttt_fit``'s order (day, then match_id), which runs the filtering pass, then ``History.iteration()``
   until its step is at most 1e-6, what ``History.convergence`` does.
