@@ -67,7 +67,7 @@ def largest_differences(result: pl.DataFrame, reference: dict) -> tuple[float, f
 @pytest.mark.parametrize("iterations", [0, 1, 6])
 def test_equals_the_package_after_the_same_iterations(games, iterations):
     """Measured: within 1e-13 (the same numerics, in natural parameters and with fewer square roots)."""
-    result = duckrate.ttt_fit(games, p_draw=0.2, epsilon=0.0, iterations=iterations)
+    result = duckrate.ttt_fit(games, p_draw=0.2, epsilon=0.0, iterations=iterations, accelerate=False)
     reference, done = package_fit(games, 0.0, iterations, p_draw=0.2)
     assert done == iterations
     assert (result["iterations"] == iterations).all()
@@ -76,14 +76,30 @@ def test_equals_the_package_after_the_same_iterations(games, iterations):
 
 
 def test_equals_the_package_at_convergence():
-    """Both stop at the same iteration (483 here: the common level of all skills converges slowly)."""
+    """With the package's schedule both stop at the same iteration (483 here: the common level of all skills
+    converges slowly)."""
     frame = history(60, 6, 10.0)
-    result = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-6, iterations=1000)
+    result = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-6, iterations=1000, accelerate=False)
     reference, done = package_fit(frame, 1e-6, 1000, p_draw=0.2)
     assert result["converged"].all()
     assert (result["iterations"] == done).all() and 100 < done < 1000
     d_mu, d_sigma = largest_differences(result, reference)
     assert d_mu < 1e-6 and d_sigma < 1e-6, (d_mu, d_sigma)
+
+
+@pytest.mark.parametrize("gamma", [0.03, 0.0])
+def test_the_coarse_correction_reaches_the_packages_fixed_point_in_fewer_iterations(gamma):
+    """accelerate (the default) against the package run to a step of 1e-12: the same fixed point; with drift
+    the blocks' correction, without it the one common level."""
+    frame = history(200, 10, 2.0, seed=7)
+    reference, done = package_fit(frame, 1e-12, 20_000, p_draw=0.2, gamma=gamma)
+    result = duckrate.ttt_fit(frame, p_draw=0.2, gamma=gamma, epsilon=1e-12, iterations=20_000)
+    assert result["converged"].all()
+    d_mu, d_sigma = largest_differences(result, reference)
+    assert d_mu < 1e-9 and d_sigma < 1e-9, (d_mu, d_sigma)
+    assert result["iterations"][0] < done / 3, (result["iterations"][0], done)
+    plain = duckrate.ttt_fit(frame, p_draw=0.2, gamma=gamma, epsilon=1e-12, iterations=20_000, accelerate=False)
+    assert plain["iterations"][0] == done
 
 
 def test_equals_the_package_with_its_other_parameters_and_integer_steps():
@@ -92,7 +108,7 @@ def test_equals_the_package_with_its_other_parameters_and_integer_steps():
     frame = history(250, 12, 5.0, seed=11).filter(pl.col("score_a") != 0.5)
     frame = frame.with_columns(played_at=(pl.col("match_id") // 9) * 3)
     params = {"mu": 25.0, "sigma": 8.0, "beta": 4.0, "gamma": 0.5}
-    result = duckrate.ttt_fit(frame, epsilon=1e-5, iterations=12, **params)
+    result = duckrate.ttt_fit(frame, epsilon=1e-5, iterations=12, accelerate=False, **params)
     reference, done = package_fit(frame, 1e-5, 12, **params)
     assert (result["iterations"] == done).all()
     assert result["period_start"].dtype == pl.Int64 and (result["period_start"] == result["step"]).all()
@@ -104,7 +120,7 @@ def test_one_batch_runs_to_the_batchs_own_convergence():
     """All games at one time step: each iteration runs the batch's games to its own convergence, as the
     package does for a history of one batch."""
     frame = history(40, 6, 5.0, seed=5).with_columns(played_at=pl.lit(7, dtype=pl.Int64))
-    result = duckrate.ttt_fit(frame, p_draw=0.3, epsilon=1e-8, iterations=5)
+    result = duckrate.ttt_fit(frame, p_draw=0.3, epsilon=1e-8, iterations=5, accelerate=False)
     reference, done = package_fit(frame, 1e-8, 5, p_draw=0.3)
     assert (result["iterations"] == done).all() and (result["step"] == 7).all()
     d_mu, d_sigma = largest_differences(result, reference)
@@ -115,7 +131,7 @@ def test_one_batch_runs_to_the_batchs_own_convergence():
 def test_equals_the_package_on_a_few_thousand_games():
     """3,000 games among 60 players over 150 days, 30 iterations (the package: about 10 s)."""
     frame = history(3000, 60, 20.0)
-    result = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=0.0, iterations=30)
+    result = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=0.0, iterations=30, accelerate=False)
     reference, done = package_fit(frame, 0.0, 30, p_draw=0.2)
     assert done == 30
     d_mu, d_sigma = largest_differences(result, reference)
@@ -400,15 +416,17 @@ def test_gaps_grow_the_uncertainty_by_gamma_squared_per_step():
 
 
 @pytest.mark.parametrize("threads", [2, 3])
-def test_threads_give_the_same_bits(monkeypatch, threads):
+@pytest.mark.parametrize("accelerate, iterations", [(False, 237), (True, 4)])
+def test_threads_give_the_same_bits(monkeypatch, threads, accelerate, iterations):
     """Batches fitted side by side, each waiting for the batches it reads: the one-thread result, bit for
-    bit, over dense batches (players meet again within a few days) and at convergence."""
+    bit, over dense batches (players meet again within a few days) and at convergence, with the package's
+    schedule and with the coarse correction (computed by every thread between two barriers)."""
     frame = history(600, 20, 12.0, seed=4)
-    one = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300)
+    one = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300, accelerate=accelerate)
     monkeypatch.setattr(passes, "THREADED_MIN_GAMES", 0)
     monkeypatch.setattr(passes, "THREADED_MAX_NEIGHBOUR_SHARE", 1.0)
     monkeypatch.setattr(passes.numba, "get_num_threads", lambda: threads)
-    several = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300)
-    assert several.equals(one) and one["converged"].all() and one["iterations"][0] == 237
+    several = duckrate.ttt_fit(frame, p_draw=0.2, epsilon=1e-4, iterations=300, accelerate=accelerate)
+    assert several.equals(one) and one["converged"].all() and one["iterations"][0] == iterations
     for column in ("rating", "sd"):
         assert np.array_equal(several[column].to_numpy().view(np.int64), one[column].to_numpy().view(np.int64))

@@ -1,5 +1,5 @@
-"""Numerics shared by the kernels: Newton's method safeguarded by bisection, Chebyshev series, and the
-standard normal distribution's cdf and quantile.
+"""Numerics shared by the kernels: Newton's method safeguarded by bisection, Chebyshev series, the
+standard normal distribution's cdf and quantile, and a Cholesky solve.
 
 Every caller keeps a bracket ``[low, high]`` around the zero of a monotone function and asks
 :func:`safeguarded_step` for the next iterate from the function's value and slope at ``x``: the Newton step
@@ -207,3 +207,33 @@ def normal_hazard(z):
     # 1/R(x) with R(x) ~ (1/x)(1 - 1/x² + 3/x⁴ - 15/x⁶ + ...), x = -z
     series = 1.0 + x2 * (-1.0 + x2 * (3.0 + x2 * (-15.0 + x2 * (105.0 + x2 * (-945.0 + x2 * 10395.0)))))
     return -z / series
+
+
+@kernel
+def cholesky_solve(matrix, rhs):
+    """``x`` with ``matrix x = rhs`` for a symmetric positive definite ``matrix`` (overwritten by its Cholesky
+    factor): plain loops in a fixed order, so the bits do not depend on a BLAS library's threads."""
+    n = rhs.shape[0]
+    for j in range(n):
+        diagonal = matrix[j, j]
+        for k in range(j):
+            diagonal -= matrix[j, k] * matrix[j, k]
+        root = math.sqrt(diagonal)
+        matrix[j, j] = root
+        for i in range(j + 1, n):
+            value = matrix[i, j]
+            for k in range(j):
+                value -= matrix[i, k] * matrix[j, k]
+            matrix[i, j] = value / root
+    x = rhs.copy()
+    for i in range(n):  # L y = rhs
+        value = x[i]
+        for k in range(i):
+            value -= matrix[i, k] * x[k]
+        x[i] = value / matrix[i, i]
+    for i in range(n - 1, -1, -1):  # L^T x = y
+        value = x[i]
+        for k in range(i + 1, n):
+            value -= matrix[k, i] * x[k]
+        x[i] = value / matrix[i, i]
+    return x

@@ -23,6 +23,17 @@ posterior's mean or sd across the sweep. Iterations stop when both are at most `
 ``iterations``. A history of one batch has no sweeps: each iteration runs that batch's games to their own
 convergence instead (at most 20 passes, to 1e-6, as the package's ``Batch.convergence``).
 
+Coarse correction (``accelerate``, on by default): on a long history the sweeps converge slowly along a few
+directions: the level of whole eras of skills, which only the players' priors pin (a game's and a drift's
+forces on their two skills cancel). After each iteration the history is cut into :data:`LEVEL_BLOCKS`
+blocks of consecutive batches and each block's skills are shifted by the amount that cancels the forces left
+on the blocks (:func:`_level_errors`: a Galerkin correction on block-constant shifts, a small positive
+definite system solved by Cholesky), by moving the means of every message but the priors
+(:func:`_shift`). Those forces are zero at the fixed point, so the fixed point is the package's; measured on
+200k games of 20k players over 50 years, 20 iterations reach a step of 1e-6 (5.7e-7 from the fixed point)
+where the package's schedule takes 359 (and stops 3.8e-5 from it). With ``accelerate`` false the schedule
+is the package's, iteration by iteration.
+
 Threads: a batch's update reads only its own slots and, through the forward or backward messages, the
 slots of its players' previous or next batches. So batches are dealt to threads in turn (batch ``b`` to
 thread ``b % threads``), and each thread, before a batch, waits until the batches it reads are through the
@@ -45,6 +56,7 @@ from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.core.sync import store_release, wait_until
 from duckrate.fits.through_time.game import game_messages
 from duckrate.fits.through_time.layout import Layout
+from duckrate.systems.numerics import cholesky_solve
 
 # columns of the per-slot state
 FWD_TAU, FWD_PI, BACK_TAU, BACK_PI, LIK_TAU, LIK_PI = 0, 1, 2, 3, 4, 5
@@ -52,6 +64,8 @@ FWD_TAU, FWD_PI, BACK_TAU, BACK_PI, LIK_TAU, LIK_PI = 0, 1, 2, 3, 4, 5
 # Batch.convergence defaults)
 BATCH_EPSILON = 1e-6
 BATCH_ITERATIONS = 20
+#: The coarse correction's blocks of consecutive batches (at most this many; one without drift).
+LEVEL_BLOCKS = 256
 
 
 @inlined_kernel
@@ -146,6 +160,51 @@ def _change(b, batch_slots, state, mu, sigma, step_mu, step_sigma):
     return step_mu, step_sigma
 
 
+@kernel
+def _level_errors(slot_prev, slot_player, slot_elapsed, slot_block, n_blocks, prior_tau, prior_pi, gamma2, mu):
+    """Per block of batches, the common shift of its skills that best cancels the forces left on the blocks
+    (a coarse correction): the posterior means ``mu`` leave on block ``k`` the sum of its first skills' prior
+    forces ``pi0 (mu0 - mu)`` and of the drift forces ``(mu' - mu) / (gamma^2 t)`` of the links between a
+    skill in ``k`` and its player's previous skill in another block (a game's forces on its two players
+    cancel, and both are in the batch's block). Every sum is zero at the fixed point. Shifting block ``k``
+    by ``c_k`` changes these forces by ``-A c``, ``A`` the blocks' prior precisions on the diagonal plus the
+    weighted Laplacian of the links: ``c`` solves ``A c = force``."""
+    matrix = np.zeros((n_blocks, n_blocks))
+    force = np.zeros(n_blocks)
+    for s in range(slot_prev.shape[0]):
+        k = slot_block[s]
+        p = slot_prev[s]
+        if p < 0:
+            pi = prior_pi[slot_player[s]]
+            force[k] += prior_tau[slot_player[s]] - pi * mu[s]
+            matrix[k, k] += pi
+        elif slot_block[p] != k:
+            j = slot_block[p]
+            w = 1.0 / (gamma2 * slot_elapsed[s])
+            pull = w * (mu[p] - mu[s])
+            force[k] += pull
+            force[j] -= pull
+            matrix[k, k] += w
+            matrix[j, j] += w
+            matrix[k, j] -= w
+            matrix[j, k] -= w
+    return cholesky_solve(matrix, force)
+
+
+@inlined_kernel
+def _shift(b, batch_slots, batch_games, slot_prev, state, message, c):
+    """Move batch ``b``'s messages (but the priors) by ``c``: each Gaussian's mean, not its precision (its
+    skills' posteriors move by ``c``, a first skill's a little less)."""
+    for s in range(batch_slots[b], batch_slots[b + 1]):
+        if slot_prev[s] >= 0:
+            state[s, FWD_TAU] += c * state[s, FWD_PI]
+        state[s, BACK_TAU] += c * state[s, BACK_PI]
+        state[s, LIK_TAU] += c * state[s, LIK_PI]
+    for g in range(batch_games[b], batch_games[b + 1]):
+        message[g, 0] += c * message[g, 1]
+        message[g, 2] += c * message[g, 3]
+
+
 @inlined_kernel
 def _wait_neighbours(b, batch_slots, slot_link, slot_batch, flags, phase):
     """Wait until the batches holding the linked slots (``slot_link``: next or previous) of batch ``b``'s
@@ -178,6 +237,8 @@ def _sweeps(
     margin,
     epsilon,
     iterations,
+    slot_block,
+    n_blocks,
     state,
     message,
     mu,
@@ -191,8 +252,10 @@ def _sweeps(
     batches it reads (its players' previous batches going forward, next going backward) are through the
     phase: then it reads exactly what the one-thread schedule gives it, and no batch it reads from is still
     read in the phase before. ``flags`` holds ``done`` (one per batch), then one arrival counter per thread,
-    then the abort flag: an iteration ends at a barrier, where each thread's largest change (``steps``, one
-    pair per thread, two iterations' worth) makes the step every thread stops on.
+    then a second one per thread (the coarse correction's barrier), then the abort flag: an iteration ends
+    at a barrier, where each thread's largest change (``steps``, one pair per thread, two iterations' worth)
+    makes the step every thread stops on; with the coarse correction, every thread computes the same shifts
+    from ``mu``, waits at the second barrier until all have, and shifts its own batches.
     Returns ``(iterations run, step_mu, step_sigma, ok)``; ``ok`` False if another thread failed."""
     n_batches = batch_games.shape[0] - 1
     abort = flags.shape[0] - 1
@@ -263,6 +326,17 @@ def _sweeps(
             step_mu = max(step_mu, steps[run % 2, other, 0])
             step_sigma = max(step_sigma, steps[run % 2, other, 1])
         run += 1
+        if n_blocks > 0 and n_batches > 1 and (step_mu > epsilon or step_sigma > epsilon) and run < iterations:
+            c = _level_errors(
+                slot_prev, slot_player, slot_elapsed, slot_block, n_blocks, prior_tau, prior_pi, gamma2, mu
+            )
+            # a second barrier: no thread's next sweep changes mu before every thread has read it
+            store_release(flags, n_batches + threads + thread, run)
+            for other in range(threads):
+                if not wait_until(flags, n_batches + threads + other, run, abort):
+                    return run, np.inf, np.inf, False
+            for b in range(thread, n_batches, threads):
+                _shift(b, batch_slots, batch_games, slot_prev, state, message, c[slot_block[batch_slots[b]]])
     return run, step_mu, step_sigma, True
 
 
@@ -293,6 +367,7 @@ def fit_history(
     epsilon: float,
     iterations: int,
     threads: int | None = None,
+    accelerate: bool = True,
 ) -> tuple[np.ndarray, np.ndarray, int, float, float]:
     """Fit one league's history (``prior_mu``, ``prior_sigma`` per player code). Returns ``(mu, sigma,
     iterations, step_mu, step_sigma)``: each slot's posterior mean and sd, the iterations run and the last
@@ -307,13 +382,17 @@ def fit_history(
     threads = max(1, min(int(threads), n_batches // 2)) if n_batches > 1 else 1
     if not chosen and threads > 1 and _neighbour_share(layout, slot_batch, threads) > THREADED_MAX_NEIGHBOUR_SHARE:
         threads = 1
+    n_blocks = 0
+    if accelerate and n_batches > 1:
+        n_blocks = min(LEVEL_BLOCKS, n_batches) if gamma > 0.0 else 1
+    block_slot = (slot_batch * max(n_blocks, 1)) // n_batches  # whole batches, in time order
     prior_pi = 1.0 / (prior_sigma * prior_sigma)
     prior_tau = prior_mu * prior_pi
     state = np.zeros((n_slots, 6), dtype=np.float64)
     message = np.zeros((n_games, 4), dtype=np.float64)
     mu = np.empty(n_slots, dtype=np.float64)
     sigma = np.empty(n_slots, dtype=np.float64)
-    flags = np.zeros(n_batches + threads + 1, dtype=np.int64)
+    flags = np.zeros(n_batches + 2 * threads + 1, dtype=np.int64)
     steps = np.zeros((2, threads, 2), dtype=np.float64)
     results: list = [None] * threads
     failures: list[BaseException] = []
@@ -339,6 +418,8 @@ def fit_history(
                 margin,
                 epsilon,
                 iterations,
+                block_slot,
+                n_blocks,
                 state,
                 message,
                 mu,
