@@ -42,9 +42,10 @@ Extrapolation, for a package that would run past ``--package-budget`` seconds (d
 
 * trueskillthroughtime runs one iteration at a time on the full history until it converges or the budget
   is spent. Every iteration does the same work (each game's messages once), so its time to convergence
-  is extrapolated as: building the History + the iterations ``ttt_fit`` needs on the same games x the
-  mean seconds per iteration measured. ``ttt_fit`` runs the package's schedule and stops after the same
-  iteration (the validation at small sizes shows the counts equal), so the count is not a guess;
+  is extrapolated as: building the History + the iterations ``ttt_fit(accelerate=False)`` needs on the
+  same games x the mean seconds per iteration measured. With ``accelerate`` false ``ttt_fit`` runs the
+  package's schedule and stops after the same iteration (the validation at small sizes shows the counts
+  equal), so the count is not a guess (``ttt_fit``'s own default, the coarse correction, needs far fewer);
 * whr runs ``iterate_until_converge`` with the budget as a timeout; if it is killed, a second child
   times ``create_games`` and single sweeps on the full history (at least 3, or 60 s), and
   ``iterate_until_converge`` on the first quarter of the games (a shorter history of the same density),
@@ -55,7 +56,8 @@ Extrapolation, for a package that would run past ``--package-budget`` seconds (d
 
 Extrapolated figures are labelled as such. The sanity columns (``--no-check`` skips them) are the largest
 absolute differences from duckrate's ratings and sds: for whr at its convergence (against ``whr_fit``'s);
-for trueskillthroughtime after the iterations it ran (against ``ttt_fit`` run for as many, epsilon 0).
+for trueskillthroughtime after the iterations it ran (against ``ttt_fit`` with the package's schedule run for
+as many, epsilon 0).
 
 Usage (from the repository root)::
 
@@ -472,11 +474,12 @@ def child_ttt_package(args) -> None:
 
     converged = max(step) <= EPSILON
     params = dict(TTT_PARAMS, p_draw=args.draw_rate)
-    fit = duckrate.ttt_fit(frame, **params, epsilon=EPSILON, iterations=TTT_MAX_ITERATIONS)
+    # the package's schedule (accelerate false) stops after the same iteration as the package
+    fit = duckrate.ttt_fit(frame, **params, epsilon=EPSILON, iterations=TTT_MAX_ITERATIONS, accelerate=False)
     needed = int(fit["iterations"].max())
     difference = None
     if args.check:
-        same = duckrate.ttt_fit(frame, **params, epsilon=0.0, iterations=len(iteration_s))
+        same = duckrate.ttt_fit(frame, **params, epsilon=0.0, iterations=len(iteration_s), accelerate=False)
         curves = history.learning_curves()
         theirs = {(p, t): (g.mu, g.sigma) for p, curve in curves.items() for t, g in curve}
         mu = [theirs[key][0] for key in zip(same["player"].to_list(), same["step"].to_list())]
