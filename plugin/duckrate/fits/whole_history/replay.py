@@ -66,7 +66,7 @@ FILTER_SWEEPS = 50
 
 REFIT_EVERY = Parameter(
     "refit_every",
-    1,
+    1825,
     "an integer >= 1: the fit is redone after every this many of a league's time steps with games (1: "
     "every step's forecasts from the fit over all steps before it)",
     lambda v: math.isfinite(v) and 1 <= v < 2**31,
