@@ -58,9 +58,9 @@ WHR_FIT = Fit(
         Parameter(
             "max_iterations",
             None,
-            "an integer >= 1 (Newton steps, or sweeps over a league's players), or NULL for the method's "
-            f"default (newton {DEFAULT_MAX_ITERATIONS['newton']}, sweeps {DEFAULT_MAX_ITERATIONS['sweeps']})",
-            lambda v: math.isfinite(v) and v >= 1,
+            "an integer >= 1 and < 2^31 (Newton steps, or sweeps over a league's players), or NULL for the "
+            f"method's default (newton {DEFAULT_MAX_ITERATIONS['newton']}, sweeps {DEFAULT_MAX_ITERATIONS['sweeps']})",
+            lambda v: math.isfinite(v) and 1 <= v < 2**31,
             nullable=True,
             integer=True,
         ),
