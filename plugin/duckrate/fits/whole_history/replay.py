@@ -9,15 +9,18 @@ TrueSkill's on equal terms (``calibration_summary``, ``loss_curve``, ``tune``):
   after the last: after s_k, s_2k, ... With ``refit_every`` 1 each step's forecasts come from the fit over
   every step before it (the ``whr_fit`` of those matches, to the solver's tolerance).
 - A refit starts from the fit before it (a warm start: ratings at the old player-days as they were, a new
-  player-day at the estimate below), over the same layout a cold fit would build (:func:`prefix_layout`), so
-  it reaches the same maximum in a few Newton steps.
+  player-day at the estimate below), over the same layout a cold fit would build (:func:`prefix_layout`), and
+  reaches the same maximum. It costs about as much as a cold fit of the history so far (measured: the
+  tolerance takes several Newton steps however close the start), so a replay costs about ``(R + 1)/2`` cold
+  fits of the whole history for R refits.
 - Between refits, each step's games update the estimates of the players in them at once (a causal filter
   step, :func:`_filter_step`): the new day's ratings maximise the step's games' likelihood times, for a
   player seen before, a normal prior at their latest estimate with its variance grown by ``w2`` per step
   since, and, for a newcomer, the virtual draws of WHR's prior; the step's players are updated together
   (Gauss-Seidel Newton steps to the solver's tolerance). It reads only the step's own games and earlier
-  estimates, and its estimates are the refit's starting point. (Measured in docs/whole-history.md: it cuts
-  most of what refitting less often costs in log loss, for a negligible share of the time.)
+  estimates, and its estimates are the refit's starting point. (Measured in docs/whole-history.md, for a few
+  percent of the time: with it, rare refits forecast as well as refits at every step; without it, a rarely
+  refitted replay forecasts from stale ratings.)
 
 Columns of a row (display scale, ``1500 + 400/ln10 · r``): ``expected_a`` is the Bradley-Terry forecast on
 the two ratings before, ``1 / (1 + 10^((R_b - R_a)/400))`` (the ``whr`` package's forecast; a draw counts as
@@ -90,7 +93,8 @@ def _prefix_layout(lo, hi, unit_day_start, unit_count, day_step, entry_start, op
             first = unit_day_start[u]
             n_days += count
             n_entries += entry_start[first + count] - entry_start[first]
-    compact_day = np.full(entry_start.shape[0] - 1, -1, dtype=np.int64)  # full day -> compact (-1: outside)
+    day_lo = unit_day_start[lo]
+    compact_day = np.full(unit_day_start[hi] - day_lo, -1, dtype=np.int64)  # league day -> compact (-1: outside)
     c_unit_day_start = np.empty(n_units + 1, dtype=np.int64)
     c_day_step = np.empty(n_days, dtype=np.int64)
     c_entry_start = np.empty(n_days + 1, dtype=np.int64)
@@ -104,7 +108,7 @@ def _prefix_layout(lo, hi, unit_day_start, unit_count, day_step, entry_start, op
         c_unit_day_start[unit] = day
         unit += 1
         for d in range(unit_day_start[u], unit_day_start[u] + count):
-            compact_day[d] = day
+            compact_day[d - day_lo] = day
             full_day[day] = d
             c_day_step[day] = day_step[d]
             day += 1
@@ -120,7 +124,7 @@ def _prefix_layout(lo, hi, unit_day_start, unit_count, day_step, entry_start, op
         d = full_day[c]
         c_entry_start[c] = entry
         for e in range(entry_start[d], entry_start[d + 1]):
-            c_opp_day[entry] = compact_day[opp_day[e]]
+            c_opp_day[entry] = compact_day[opp_day[e] - day_lo]
             c_score[entry] = score[e]
             if weighted:
                 c_weight[entry] = weight[e]
