@@ -38,7 +38,7 @@ from duckrate.core.parameters import Parameter
 from duckrate.core.priors import reject_priors
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import TTT_MU
-from duckrate.fits.league_games import league_rows, name_ordered_codes
+from duckrate.fits.league_games import each_league, league_rows, name_ordered_codes
 from duckrate.fits.through_time.fit import TTT_FIT, check_draws, outcomes, row_steps
 from duckrate.fits.through_time.game import A_WINS, B_WINS, DRAW
 from duckrate.fits.through_time.gaussian import draw_margin
@@ -194,15 +194,17 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared)
     player = {name: np.full(prepared.n_states, np.nan) for name in ("mu", "sigma", "step")}
-    for league, rows in enumerate(league_rows(prepared)):
-        if rows.size == 0:
-            continue
+    per_league = league_rows(prepared)
+
+    def replay(league: int, alone: bool) -> None:  # the league's slots and rows only
+        rows = per_league[league]
         rows = rows[np.argsort(steps[rows], kind="stable")]  # by step, then played_at and match_id
         slots = members[league]
         layout = build_layout(
             steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], slots.size
         )
-        state = replay_league(layout, slots.size, rows.astype(np.int64), params, margin, out)
+        threads = None if alone else 1  # leagues side by side: no threads of its own
+        state = replay_league(layout, slots.size, rows.astype(np.int64), params, margin, out, threads)
         # each player's latest slot: its posterior in the last fit, and its step
         last = np.full(slots.size, -1, dtype=np.int64)
         last[layout.slot_player] = np.arange(layout.n_slots)  # slots are in time order: the last write wins
@@ -212,6 +214,8 @@ def _run(prepared: PreparedMatches, priors, params: dict, start: StartState) -> 
         player["mu"][slots] = tau / pi
         player["sigma"][slots] = 1.0 / np.sqrt(pi)
         player["step"][slots] = layout.batch_step[slot_batch[last]]
+
+    each_league(replay, [league for league, rows in enumerate(per_league) if rows.size])
     return outputs, EndState(player=player)
 
 

@@ -51,7 +51,7 @@ from duckrate.core.parameters import Parameter
 from duckrate.core.priors import reject_priors
 from duckrate.core.protocol import Preset
 from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_NATURAL
-from duckrate.fits.league_games import league_rows
+from duckrate.fits.league_games import each_league, league_rows
 from duckrate.fits.whole_history.days import PlayerDays, player_days
 from duckrate.fits.whole_history.fit import WHR_FIT, solver_settings
 from duckrate.fits.whole_history.leagues import solve_league
@@ -328,9 +328,10 @@ def replay_matches(
     every = params["refit_every"]
     out = kernel_outputs(outputs)
     layout = (days.unit_day_start, days.day_unit, days.day_step, days.entry_start, days.opp_day, days.score)
-    for league, rows in enumerate(league_rows(prepared)):  # in replay order: steps never decrease along them
-        if rows.size == 0:
-            continue
+    per_league = league_rows(prepared)  # in replay order: steps never decrease along them
+
+    def replay(league: int, alone: bool) -> None:  # the league's units, days and rows only
+        rows = per_league[league]
         step_start = np.concatenate([[0], np.flatnonzero(np.diff(steps[rows])) + 1, [rows.size]]).astype(np.int64)
         n_steps = step_start.size - 1
         lo, hi = int(days.league_unit_start[league]), int(days.league_unit_start[league + 1])
@@ -341,6 +342,8 @@ def replay_matches(
             refit(days, lo, hi, unit_count, r, var, params)
             fitted[lo:hi] = unit_count[lo:hi]
             _record_after(block, stop, step_start, rows, days.row_day, r, var, out)
+
+    each_league(replay, [league for league, rows in enumerate(per_league) if rows.size])
     return days, r, var
 
 
