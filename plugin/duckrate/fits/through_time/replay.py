@@ -63,8 +63,8 @@ from duckrate.systems.two_player import ReplaySystem, kernel_outputs, new_output
 REFIT_EVERY = Parameter(
     "refit_every",
     3650,
-    "an integer >= 1: the fit is iterated to convergence after every this many of a league's time steps "
-    "with games (1: every step's forecasts from the fit over all steps before it)",
+    "an integer >= 1: the message passing is iterated over the history so far after every this many of a "
+    "league's time steps with games (1: every step's forecasts from the fit over all steps before it)",
     lambda v: math.isfinite(v) and 1 <= v < 2**31,
     integer=True,
 )
