@@ -9,10 +9,12 @@ rows compare with the sequential systems' on equal terms (``calibration_summary`
   after ``t`` steps (the prior at their first), and the batch's games are passed once. That is also the
   forecast: every game of the batch is forecast from those beliefs before any of it is passed.
 - After every ``refit_every`` batches, and after the last, the message passing iterates over the history so
-  far to convergence (:func:`.passes.run_sweeps`, as ``ttt_fit``), keeping the messages of the older
-  batches: a warm start, converging in a few iterations to the fixed point a cold fit reaches. With
-  ``refit_every`` 1 each step's forecasts come from the fit over every step before it (the ``ttt_fit`` of
-  those matches, to its ``epsilon``); with ``iterations`` 0 the replay is TrueSkill's filtering pass.
+  far (:func:`.passes.run_sweeps`: to ``epsilon``, at most ``iterations`` times, as ``ttt_fit``), keeping the
+  messages of the older batches: a warm start towards the fixed point a cold fit reaches. (On long histories
+  the iterations rarely reach ``epsilon``, so a refit costs about a cold fit of the history so far, and a
+  replay about ``(R + 1)/2`` cold fits of the whole history for R refits.) With ``refit_every`` 1 each step's
+  forecasts come from the fit over every step before it (the ``ttt_fit`` of those matches, to its
+  ``epsilon``); with ``iterations`` 0 the replay is TrueSkill Through Time's filtering pass.
 
 Columns of a row (TTT's own mu/sigma scale): ``expected_a`` is P(A wins) + ½ P(draw) of the performance
 model, the difference of the two performances ``N(mu_a - mu_b, sigma_a^2 + sigma_b^2 + 2 beta^2)`` against
