@@ -62,6 +62,7 @@ bench: $(VENV)/.installed
 	$(PY) bench/bt_lr_test_power.py
 	$(PY) bench/elo_vs_elo2k.py
 	$(PY) bench/bt_fit.py
+	$(PY) bench/whole_history_replay.py
 	$(PY) bench/bt_arena.py
 	$(PY) bench/spark_replay.py
 	$(PY) bench/pipeline_10m.py

@@ -10,7 +10,9 @@
     league rows (which rows of an open rating period the next chunk re-rates). Writing a whole state table
     after every chunk cost its size in memory per chunk until the build's transaction ends (100k players of
     the grid system: 0.8 GB a chunk). The systems duckrate_carried_systems() leaves out (per-pair state) and
-    the contest system still merge their state into a temp table after every chunk. -#}
+    the contest system still merge their state into a temp table after every chunk. A whole-history system
+    (duckrate_whole_history_systems(): each forecast needs the fit over every earlier match) replays its rows in
+    one chunk, whatever the chunk size. -#}
 {% macro _replay_in_chunks(system, params, key, source, target_relation, state_relation, full) -%}
   {%- set suffix = target_relation.identifier -%}
   {%- set tokens = 'duckrate_tokens_' ~ suffix -%}
@@ -20,7 +22,8 @@
   {%- set running_state = 'duckrate_state_' ~ suffix -%}
   {%- set in_memory = run_query("select list_contains(duckrate_carried_systems(), '" ~ system ~ "')").columns[0].values()[0] -%}
   {%- set saved = none if full else state_relation -%}
-  {%- set chunking = duckrate._chunk_bounds(source, bounds) -%}
+  {%- set whole = run_query("select list_contains(duckrate_whole_history_systems(), '" ~ system ~ "')").columns[0].values()[0] -%}
+  {%- set chunking = duckrate._chunk_bounds(source, bounds, whole) -%}
   {%- set n_chunks = chunking[0] -%}
   {%- set started = modules.datetime.datetime.now() -%}
   {{ log('duckrate: ' ~ suffix ~ ' replays ' ~ chunking[1] ~ ' rows in ' ~ n_chunks ~ ' chunk' ~ ('s' if n_chunks > 1 else ''), info=True) }}
@@ -93,12 +96,13 @@
 
 
 {#- How many chunks the rows of ``source`` replay in, and how many rows: ``[chunks, rows]``, at most
-    duckrate._chunk_size() rows a chunk as far as played_at allows (rows sharing one played_at stay together); with more than one, the temp table
+    duckrate._chunk_size() rows a chunk as far as played_at allows (rows sharing one played_at stay together),
+    or one chunk for a ``whole`` history; with more than one, the temp table
     ``bounds`` holds each chunk's (lower, upper] range of played_at (its first lower and last upper unused). -#}
-{% macro _chunk_bounds(source, bounds) -%}
+{% macro _chunk_bounds(source, bounds, whole=false) -%}
   {%- set chunk_size = duckrate._chunk_size() -%}
   {%- set n = run_query('select count(*) from ' ~ source).columns[0].values()[0] -%}
-  {%- if n <= chunk_size -%}{{ return([1, n]) }}{%- endif -%}
+  {%- if whole or n <= chunk_size -%}{{ return([1, n]) }}{%- endif -%}
   {%- set k = ((n + chunk_size - 1) // chunk_size) | int -%}
   {% call statement('duckrate_chunk_bounds') -%}
     create or replace temp table {{ bounds }} as

@@ -16,7 +16,8 @@
   periods, the open period's matches, which are re-rated), unless one of these forces a full replay:
   --full-refresh; no saved state; var('duckrate_incremental') false; an already replayed match that
   changed or vanished (fingerprint); a new match older than the saved state (late arrival); other
-  parameters; or a system-specific reason (e.g. Elo's decaying schedule when new players join).
+  parameters; or a system-specific reason (e.g. Elo's decaying schedule when new players join, or a whole-history
+  replay, WHR or TrueSkill Through Time, whenever a saved league gets new matches).
 
   Either way the matches to replay are replayed in chunks in (played_at, key) order, each continuing from
   the state the one before left (var duckrate_chunk_size, default duckrate_default_chunk_size(): the

@@ -32,6 +32,10 @@ from duckrate.tuning import tune
 
 # isort: split
 # generated (system functions) by `python -m duckrate.cli generate` from the registry: do not edit
+from duckrate.fits import (
+    ttt,
+    whr,
+)
 from duckrate.systems import (
     bar,
     bradley_terry_full,
@@ -111,6 +115,8 @@ __all__ += [
     "trueskill_contest",
     "trueskill_team",
     "trueskill_teams",
+    "ttt",
+    "whr",
 ]
 # end generated
 __version__ = "0.1.0"

@@ -25,6 +25,8 @@ SYSTEMS = [system.name for system in two_player_systems()]
 BY_NAME = {system.name: system for system in two_player_systems()}
 # each system's preset for an incremental build (on the registry entry)
 PARAMS = {system.name: dict(incremental_preset(system).params) for system in two_player_systems()}
+# the whole-history replays: every build with new matches replays in full, in one chunk
+WHOLE = {system.name for system in two_player_systems() if system.whole_history}
 
 PROJECT = """
 name: incremental_tests
@@ -106,6 +108,16 @@ def check_equals_full_replay(project: Path) -> None:
             )
 
 
+def continued(modes: dict[str, tuple[str, str | None]]) -> None:
+    """Every system continued its saved state, but the whole-history ones, which replayed in full saying why."""
+    assert {name: mode for name, mode in modes.items() if name not in WHOLE} == {
+        name: ("incremental", None) for name in SYSTEMS if name not in WHOLE
+    }
+    for name in WHOLE:
+        mode, reason = modes[name]
+        assert mode == "full" and "whole-history replay forecasts each match" in reason, (name, mode, reason)
+
+
 def test_batches_late_and_changed_matches(project):
     matches = all_matches()
     load(project, matches[:400])
@@ -113,7 +125,7 @@ def test_batches_late_and_changed_matches(project):
     check_equals_full_replay(project)
 
     load(project, matches[:700])  # a day's new matches
-    assert set(build(project).values()) == {("incremental", None)}
+    continued(build(project))
     check_equals_full_replay(project)
 
     load(project, matches[:700])  # nothing new: still the same tables
@@ -157,8 +169,9 @@ def test_chunked_builds_equal_one_replay(project):
     chunked = ("--vars", "{duckrate_chunk_size: 97}")
     load(project, matches[:500])
     assert set(build(project, "--full-refresh", *chunked).values()) == {("full", "a full refresh was requested")}
-    assert chunks(LOGS[-1]) == {name: 6 for name in SYSTEMS}  # 500 rows, 97 at most per chunk
-    for name in SYSTEMS:  # progress in dbt's log after each chunk: rows done, rate, time left
+    # 500 rows, 97 at most per chunk; a whole-history replay in one
+    assert chunks(LOGS[-1]) == {name: 1 if name in WHOLE else 6 for name in SYSTEMS}
+    for name in set(SYSTEMS) - WHOLE:  # progress in dbt's log after each chunk: rows done, rate, time left
         progress = re.findall(
             rf"duckrate: replay_{name} chunk (\d)/6: about ([\d,]+) of 500 rows, [\d,]+ rows/s, about", LOGS[-1]
         )
@@ -166,6 +179,8 @@ def test_chunked_builds_equal_one_replay(project):
         assert progress[-1][1] == "500"
     check_equals_full_replay(project)
     load(project, matches)
-    assert set(build(project, *chunked).values()) == {("incremental", None)}
-    assert all(count >= 5 for count in chunks(LOGS[-1]).values()), LOGS[-1][-3000:]  # 400 new rows, and open periods
+    continued(build(project, *chunked))
+    counts = chunks(LOGS[-1])
+    assert all(count >= 5 for name, count in counts.items() if name not in WHOLE), LOGS[-1][-3000:]  # 400 new rows
+    assert all(counts[name] == 1 for name in WHOLE)
     check_equals_full_replay(project)

@@ -43,6 +43,7 @@ def sql_arguments(params) -> str:
 
 def incremental_preset(system: System) -> Preset:
     """The preset an incremental build runs a system with: its last one that needs neither a priors table nor
-    a period column and continues its saved state (the richest options the plain input takes)."""
-    eligible = [p for p in system.presets if p.priors is None and not p.period_column and p.resumable]
-    return eligible[-1]
+    a period column and continues its saved state (the richest options the plain input takes); for a system
+    none of whose presets continues (a whole-history replay, which replays in full), its last plain one."""
+    plain = [p for p in system.presets if p.priors is None and not p.period_column]
+    return ([p for p in plain if p.resumable] or plain)[-1]

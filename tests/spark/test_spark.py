@@ -109,6 +109,28 @@ def test_rows_and_state_equal_the_duckdb_path(spark, con, matches, system):
     assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
 
 
+@pytest.mark.parametrize("system", ["whr", "ttt"])
+def test_a_whole_history_replay_is_one_task_per_league(spark, con, matches, system):
+    """The whole-history replays (each league one task, whatever its length): rows and state as the macros';
+    an explicit chunk_size below a league's matches is the Python API's error, and a saved league refuses to
+    continue as it does there."""
+    params = dict(duckrate.SYSTEMS.get(system).presets[0].params)
+    args = "".join(f", {name} := {value!r}" for name, value in params.items())
+    rows, state = duckrate.spark.replay_with_state(to_spark(spark, matches), system, **params)
+    table(con, "matches", matches)
+    expected_rows = con.sql(f"SELECT * FROM {system}_replay('matches'{args})").pl()
+    assert_frame_equal(sorted_rows(from_spark(rows)), sorted_rows(expected_rows), check_exact=True)
+    expected_state = con.sql(f"SELECT * FROM {system}_state('matches'{args})").pl()
+    assert_frame_equal(sorted_state(from_spark(state)), sorted_state(expected_state), check_exact=True)
+    if system != "ttt":
+        return
+    with pytest.raises(duckrate.DuckrateInputError, match=r"ttt: chunk_size = 100 is below the \d+ matches"):
+        duckrate.spark.replay(to_spark(spark, matches), system, chunk_size=100, **params)
+    later = matches.with_columns(pl.col("played_at").dt.offset_by("30d"), pl.col("match_id") + 10**6)
+    with pytest.raises(duckrate.RebuildRequired, match="a whole-history replay forecasts each match"):
+        duckrate.spark.replay(to_spark(spark, later), system, state=state, **params)
+
+
 def test_a_system_registered_at_run_time_replays_on_spark(spark, matches):
     """The task carries the registry entry itself: a system defined in the tests (pickled by value, as the
     workers cannot import the tests) replays in the workers and equals its DuckDB macro."""

@@ -29,7 +29,13 @@ GOOD = """SELECT * FROM (VALUES
     (3, TIMESTAMP '2024-01-03 10:00', 'cid', 'ann', 1.0, NULL, NULL),
     (4, TIMESTAMP '2024-01-04 10:00', 'ann', 'cid', 0.0, 1.0, 'chess')
 ) AS g(match_id, played_at, player_a, player_b, score_a, weight, league)"""
-UNWEIGHTED = ("trueskill_replay", "chance_replay", "elo2k_replay", "pairwise_replay")  # reject weight != 1
+UNWEIGHTED = (
+    "trueskill_replay",
+    "chance_replay",
+    "elo2k_replay",
+    "pairwise_replay",
+    "ttt_replay",
+)  # reject weight != 1
 
 # (case id, SQL creating table t from table good, fragments every match macro's error must contain)
 ERROR_CASES = [

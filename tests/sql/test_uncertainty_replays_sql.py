@@ -1,4 +1,5 @@
-"""glicko_replay, glicko2_replay, trueskill_replay, chance_replay, elo2k_replay and pairwise_replay in real DuckDB:
+"""glicko_replay, glicko2_replay, trueskill_replay, chance_replay, elo2k_replay, pairwise_replay, whr_replay and
+ttt_replay in real DuckDB:
 agreement with the Python functions, rating periods, priors with sd and volatility, parameter errors, determinism
 across thread counts."""
 
@@ -92,6 +93,10 @@ CASES = [
     ("elo2k", {"dim": 2, "a": 0.1, "b": 50.0, "seed": 7, "init_max": 0.3}, False),
     ("pairwise", {}, False),
     ("pairwise", {"prior_games": 3.0, "scale": 173.7178}, False),
+    ("whr", {}, False),
+    ("whr", {"w2": 30.0, "virtual_games": 1.0, "method": "sweeps", "refit_every": 25}, False),
+    ("ttt", {"p_draw": 0.2}, True),
+    ("ttt", {"p_draw": 0.3, "gamma": 0.1, "beta": 2.0, "refit_every": 25, "period": "value"}, True),
 ]
 
 
@@ -186,8 +191,9 @@ def test_sql_trueskill_rejects_fractional_scores(con):
 
 @pytest.mark.parametrize("system", [system.name for system in two_player_systems()])
 def test_sql_determinism_and_threads(con, system):
-    load(con, source_frame(seed=9, fractional=system != "trueskill"))
-    query = f"SELECT * FROM {system}_replay('matches') ORDER BY league NULLS LAST, seq"
+    load(con, source_frame(seed=9, fractional=system not in ("trueskill", "ttt")))
+    draws = ", p_draw := 0.2" if system == "ttt" else ""  # TrueSkill Through Time's draws need a draw probability
+    query = f"SELECT * FROM {system}_replay('matches'{draws}) ORDER BY league NULLS LAST, seq"
     con.execute("SET threads = 2")
     first = con.sql(query).fetchall()
     assert con.sql(query).fetchall() == first

@@ -1,6 +1,7 @@
 """A system's knowledge lives on its registry entry: its quoted name appears in no hand-written file but its
-own module, the registry lines (``duckrate/systems/__init__.py``) and its dbt model. Everything else asks the
-registry (the generated files are written from it by ``python -m duckrate.cli generate``)."""
+own module, the registry lines (``duckrate/systems/__init__.py``, and ``duckrate/fits/__init__.py`` for the
+replays built on a fit) and its dbt model. Everything else asks the registry (the generated files are written
+from it by ``python -m duckrate.cli generate``)."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from duckrate.core.registry import SYSTEMS
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = ROOT / "plugin" / "duckrate"
-REGISTRY_LINES = PACKAGE / "systems" / "__init__.py"
+REGISTRY_LINES = {PACKAGE / "systems" / "__init__.py", PACKAGE / "fits" / "__init__.py"}
 GENERATED = {
     ROOT / "macros" / "_systems.sql",
     ROOT / "macros" / "_contest_systems.sql",
@@ -66,7 +67,7 @@ def own_files(system) -> set[Path]:
     """The system's module (its whole subpackage for a big system), the registry lines and its dbt model."""
     module = Path(inspect.getfile(system.run)).resolve()
     own = set(module.parent.rglob("*.py")) if module.parent != PACKAGE / "systems" else {module}
-    return own | {REGISTRY_LINES, ROOT / "models" / "replays" / f"replay_{system.name}.sql"}
+    return own | REGISTRY_LINES | {ROOT / "models" / "replays" / f"replay_{system.name}.sql"}
 
 
 @pytest.mark.parametrize("system", list(SYSTEMS), ids=lambda system: system.name)

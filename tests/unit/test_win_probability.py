@@ -278,7 +278,9 @@ def test_matrix_is_symmetric_ranked_and_without_diagonal(matches, system):
     if system.forecast.from_state:
         table, kwargs = duckrate.replay_state(system.name, matches, **params), {}
     else:
-        table, kwargs = system.frame(matches, **params), {"system": system.name}
+        # the forecast's own parameters as the replay had them (e.g. TTT's p_draw)
+        uses = {name: params[name] for name in system.forecast.uses if name in params}
+        table, kwargs = system.frame(matches, **params), {"system": system.name, **uses}
     matrix = duckrate.win_matrix(table, top=5, **kwargs)
     assert matrix.height == 2 * 5 * 4  # two leagues, 5 × 4 ordered pairs each
     assert (matrix["player_a"] != matrix["player_b"]).all()
@@ -298,7 +300,7 @@ def test_matrix_is_symmetric_ranked_and_without_diagonal(matches, system):
         part = ranks.filter(pl.col("league") == league)
         assert part["rank_a"].to_list() == [1, 2, 3, 4, 5]
         assert part["rating_a"].to_list() == sorted(part["rating_a"].to_list(), reverse=True)
-    if system.name == "trueskill":  # the only two-player model with draws
+    if system.name in ("trueskill", "ttt"):  # the two-player models with draws
         assert matrix["p_draw"].is_not_null().all() and (matrix["p_draw"] > 0).all()
     else:
         assert matrix["p_draw"].is_null().all()

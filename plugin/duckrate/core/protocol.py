@@ -76,6 +76,11 @@ class System(Signature, ABC):
 
     input: ClassVar[InputShape]
     has_sd: bool = True  # False: the sd columns are NULL
+    # True: each forecast comes from a fit over the league's whole history before it (WHR, TrueSkill Through
+    # Time), so a run needs every match of a league at once: it never continues a saved state (the
+    # continuation raises RebuildRequired) nor replays in chunks (dbt models and Spark leagues replay
+    # whole; an explicit chunk_size below the number of input rows is an error)
+    whole_history: bool = False
     scale: RatingScale = ELO_DISPLAY
     forecast: Forecast | None = None
     grid: Mapping[str, Sequence[Any]] = field(default_factory=dict)

@@ -45,3 +45,5 @@ class RatingScale:
 ELO_DISPLAY = RatingScale("elo display", 50.0)
 #: TrueSkill's μ: one point moves the forecast about as much as 50 Elo points at the default β = 25/6.
 TRUESKILL_MU = RatingScale("TrueSkill mu", 1.0)
+#: TrueSkill Through Time's μ at its default β = 1: a gap of 0.25 moves the forecast about as much as 50 Elo points.
+TTT_MU = RatingScale("TrueSkill Through Time mu", 0.25)

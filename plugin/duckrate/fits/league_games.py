@@ -3,6 +3,10 @@ order and players coded 0..n-1 by name, so nothing downstream depends on the inp
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+
+import numba
 import numpy as np
 import pyarrow.compute as pc
 
@@ -40,3 +44,18 @@ def league_rows(prepared: PreparedMatches) -> list[np.ndarray]:
     grouped = order[np.argsort(prepared.league[order], kind="stable")]
     bounds = np.searchsorted(prepared.league[grouped], np.arange(prepared.n_leagues + 1))
     return [grouped[bounds[i] : bounds[i + 1]] for i in range(prepared.n_leagues)]
+
+
+def each_league(replay: Callable[[int, bool], None], leagues: list[int]) -> None:
+    """``replay(league, alone)`` for each of ``leagues``: side by side on numba's thread count of threads when
+    there are several (``alone`` False: the kernels release the GIL, and a league should then not start
+    threads of its own), else in the calling thread (``alone`` True). Leagues share nothing, so the bits do
+    not depend on the threads; an error is raised as in the calling thread (the first league's first)."""
+    threads = min(numba.get_num_threads(), len(leagues))
+    if threads <= 1:
+        for league in leagues:
+            replay(league, True)
+        return
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        for done in [pool.submit(replay, league, False) for league in leagues]:
+            done.result()

@@ -64,6 +64,8 @@ def replay_with_state(
     Python API reads it). ``chunk_size`` (default ``DEFAULT_CHUNK_ROWS``) is the most matches one task replays:
     a longer league replays in time slices of about that many, one Spark round per slice, each continuing
     the state the slice before left (:mod:`.league_slices`); rows and state are one replay's all the same.
+    A whole-history system (WHR, TrueSkill Through Time) replays each league in one task: its forecasts
+    need the league's whole history, so an explicit ``chunk_size`` below a league's matches is an error.
     """
     entry = SYSTEMS.get(system, "duckrate.spark.replay")
     rated = rated_table(entry.input)
@@ -84,7 +86,7 @@ def replay_with_state(
         rows = combined.filter(F.col("duckrate_part") == "row").select(*rated.outputs)
         return rows, combined.filter(F.col("duckrate_part") == "state").select("duckrate_state.*")
 
-    slices = league_slices(frame, size)
+    slices = None if entry.whole_history else league_slices(frame, size)  # a whole-history league: one task
     if slices is None:  # every league one task
         rows, after = replayed(frame, saved)
     else:

@@ -160,6 +160,7 @@ def register_macros(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(replay_udf.NEXT_STATE_MACRO_SQL)
     con.execute(replay_udf.NO_CARRY_SQL)
     con.execute(replay_udf.carried_systems_macro_sql(two_player.registered()))
+    con.execute(replay_udf.whole_history_systems_macro_sql(two_player.registered()))
     con.execute(replay_udf.CARRIED_LEAGUES_MACRO_SQL)
     con.execute(replay_udf.DEFAULT_CHUNK_MACRO_SQL)
     for system in two_player.registered():

@@ -521,6 +521,14 @@ def carried_systems_macro_sql(systems) -> str:
     return f"CREATE OR REPLACE TEMP MACRO duckrate_carried_systems() AS [{names}]::VARCHAR[]"
 
 
+def whole_history_systems_macro_sql(systems) -> str:
+    """``duckrate_whole_history_systems()``: the systems the dbt materialization replays in one chunk whatever
+    the chunk size (:attr:`~duckrate.core.protocol.System.whole_history`: each forecast needs the fit over
+    every earlier match, so the replay cannot continue from a chunk's state)."""
+    names = ", ".join(f"'{system.name}'" for system in systems if system.whole_history)
+    return f"CREATE OR REPLACE TEMP MACRO duckrate_whole_history_systems() AS [{names}]::VARCHAR[]"
+
+
 NO_CARRY_VIEW = "duckrate_no_carry"
 NO_CARRY_SQL = f"CREATE OR REPLACE TEMP VIEW {NO_CARRY_VIEW} AS SELECT NULL::BIGINT AS token WHERE false"
 # reads the league rows of a chunk's kept state (which rows the next chunk re-rates), leaving the state in place

@@ -16,6 +16,7 @@ import polars as pl
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import MATCHES, PreparedMatches, columns_from_polars, prepare_matches
 from duckrate.core.priors import prior_columns
 from duckrate.core.protocol import InputShape, System
@@ -104,6 +105,12 @@ class ReplaySystem(System):
     # Checks the matches against the system's own model (e.g. TrueSkill's win/draw/loss) with the raw
     # columns at hand, so errors can name the match_id: (columns, prepared, table) -> None or raise.
     check_matches: Callable[[dict, PreparedMatches, str], None] = field(default=lambda columns, prepared, table: None)
+    # Checks the matches against the model under the resolved parameters (e.g. TrueSkill Through Time: a draw
+    # needs p_draw > 0; a period that fits played_at's type), with the raw columns at hand to name the match
+    # and the column: (columns, prepared, table, params) -> None or raise.
+    check_model: Callable[[dict, PreparedMatches, str, dict], None] = field(
+        default=lambda columns, prepared, table, params: None
+    )
     # Saved state (see saved_state.py): the per-player, per-league and per-pair fields a run starts from and
     # leaves, ``periods`` (prepared, params) -> int64 period per row or None for the periodic systems, and
     # ``check_resume`` (prepared, params, start) -> a reason to replay from scratch, or None.
@@ -161,6 +168,7 @@ def run_replay(
     params = system.resolve(params)
     prepared = prepare_matches(columns, table)
     system.check_matches(columns, prepared, table)
+    system.check_model(columns, prepared, table, params)
     priors = prior_columns(priors)
     periods = system.periods(prepared, params) if system.periods is not None else None
     old = _old_state(state, partial_state)
@@ -247,6 +255,19 @@ def resume_problem(
     return None
 
 
+def whole_history_resume(prepared: PreparedMatches, params: dict, start: StartState) -> str | None:
+    """The ``check_resume`` of a whole-history system (:attr:`~duckrate.core.protocol.System.whole_history`):
+    a league with saved state cannot be continued, since its forecasts need the fit over its whole history,
+    which a state of per-player values does not hold (a league new to the state replays as a fresh one)."""
+    saved = np.flatnonzero(start.league_known)
+    if saved.size:
+        return (
+            f"league {prepared.league_names[saved[0]]!r} has saved state, and a whole-history replay forecasts "
+            "each match from a fit over every earlier match, which the state does not hold"
+        )
+    return None
+
+
 def _continuation_start(system, columns, prepared, params, periods, old: pl.DataFrame) -> StartState:
     """The saved state ``old`` mapped onto ``prepared``, after every check that it can be continued with
     these matches; raises :class:`RebuildRequired` otherwise."""
@@ -308,6 +329,14 @@ def replay_with_state(
 ) -> tuple[pl.DataFrame, pl.DataFrame | None]:
     """Like :func:`replay_frame`, plus the state table after these matches (one run)."""
     size = DEFAULT_CHUNK_ROWS if chunk_size is None else check_chunk_size(chunk_size)
+    if system.whole_history:  # every match at once, or a clear error
+        if chunk_size is not None and isinstance(matches, pl.DataFrame) and matches.height > size:
+            raise DuckrateInputError(
+                f"{system.name}: chunk_size = {chunk_size} is below the {matches.height} matches, and a "
+                "whole-history replay needs them all at once (each forecast comes from a fit over every "
+                f"earlier match); expected chunk_size >= {matches.height}, or none"
+            )
+        return _output_frame(system, matches, priors, state, params, want_state)
     if not isinstance(matches, pl.DataFrame) or matches.height <= size or "played_at" not in matches.columns:
         return _output_frame(system, matches, priors, state, params, want_state)
     system.resolve(params)  # a bad parameter is reported before any work

@@ -5,6 +5,7 @@ when one in the repository differs from what this module gives."""
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 
@@ -33,14 +34,28 @@ _PACKAGE_INIT = Path(__file__).resolve().parent.parent / "__init__.py"
 _BLOCK = re.compile(r"(# generated \((?P<what>[^)]*)\)[^\n]*\n)(?P<body>.*?)(# end generated)", re.S)
 
 
+#: The packages that define system functions, in the order of their layers (a system built on a fit, such as
+#: the whole-history replays, lives with its fit).
+_FUNCTION_PACKAGES = ("duckrate.systems", "duckrate.fits")
+
+
 def package_init(text: str) -> str:
     """``duckrate/__init__.py`` with its generated blocks rewritten from the registry: every system's Python
-    function imported by name (``duckrate.elo``, visible to editors) and listed in ``__all__``."""
+    function imported by name from its package (``duckrate.elo``, visible to editors) and listed in
+    ``__all__``."""
     names = sorted(system.name for system in (*SYSTEMS, *SYSTEMS.aliases()))
-    listed = "".join(f"    {name},\n" for name in names)
-    quoted = "".join(f'    "{name}",\n' for name in names)
+    imports = {}
+    for package in map(importlib.import_module, _FUNCTION_PACKAGES):
+        defined = [name for name in names if hasattr(package, name)]
+        names = [name for name in names if name not in defined]
+        if defined:
+            listed = "".join(f"    {name},\n" for name in defined)
+            imports[package.__name__] = f"from {package.__name__} import (\n{listed})\n"
+    if names:
+        raise ValueError(f"no package among {', '.join(_FUNCTION_PACKAGES)} defines the function of {names}")
+    quoted = "".join(f'    "{name}",\n' for name in sorted(system.name for system in (*SYSTEMS, *SYSTEMS.aliases())))
     bodies = {
-        "system functions": f"from duckrate.systems import (\n{listed})\n\n",
+        "system functions": "".join(imports[name] for name in sorted(imports)) + "\n",
         "their names": f"__all__ += [\n{quoted}]\n",
     }
     return _BLOCK.sub(lambda m: m.group(1) + bodies[m.group("what")] + m.group(4), text)

@@ -16,16 +16,29 @@ from duckrate.core.registry import FITS, SYSTEMS
 from duckrate.core.teams import TEAM_RESULTS
 
 
+def _arguments(system) -> str:
+    """The named arguments of the system's first preset (``, p_draw := 0.1``): parameters its default run
+    over generated matches needs (e.g. a draw model for their draws)."""
+    preset = system.presets[0] if system.presets else None
+    params = dict(preset.params) if preset is not None else {}
+    return "".join(f", {name} := {value!r}" for name, value in params.items())
+
+
 def _replay_calls(systems, table: str) -> tuple[str, ...]:
     """A replay, its state and both at once, for every system, over ``table``."""
     kinds = ("replay", "state", "replay_and_state")
-    return tuple(f"SELECT count(*) FROM {system.name}_{kind}('{table}')" for system in systems for kind in kinds)
+    return tuple(
+        f"SELECT count(*) FROM {system.name}_{kind}('{table}'{_arguments(system)})"
+        for system in systems
+        for kind in kinds
+    )
 
 
 def _replays_union(systems, table: str) -> str:
     """Every system's replay of ``table``, tagged with its system: what the marts read."""
     return " UNION ALL BY NAME ".join(
-        f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('{table}'))" for system in systems
+        f"(SELECT '{system.name}' AS system, * FROM {system.name}_replay('{table}'{_arguments(system)}))"
+        for system in systems
     )
 
 
@@ -154,7 +167,7 @@ def warm(log=print, fresh: bool = False) -> float:
         con.execute(sql).fetchall()
     for system in SYSTEMS.of(MATCHES):
         if system.forecast is not None and system.forecast.from_state:
-            con.execute(f"CREATE TABLE s_{system.name} AS SELECT * FROM {system.name}_state('m')")
+            con.execute(f"CREATE TABLE s_{system.name} AS SELECT * FROM {system.name}_state('m'{_arguments(system)})")
     for fit in FITS:
         if fit.forecast is not None:
             con.execute(f"CREATE TABLE fit_{fit.name} AS SELECT * FROM {fit.name}('m')")

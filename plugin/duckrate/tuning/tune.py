@@ -78,6 +78,8 @@ def _two_player_rows(system, columns, sets, protocol, train_share, points, prior
     system.check_matches(columns, prepared, table)
     priors = prior_columns(priors)
     resolved = [system.resolve(params) for params in sets]  # every bad value reported before any work
+    for params in resolved:
+        system.check_model(columns, prepared, table, params)
     split = LeagueSplit(prepared.order, prepared.league, prepared.n_leagues)
 
     progress = Progress(f"tune {system.name}", len(resolved), "parameter sets")

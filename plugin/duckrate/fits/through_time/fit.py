@@ -82,7 +82,7 @@ TTT_FIT = Fit(
 )
 
 
-def _outcomes(columns: dict, prepared: PreparedMatches, table: str) -> np.ndarray:
+def outcomes(columns: dict, prepared: PreparedMatches, table: str) -> np.ndarray:
     """Each row's outcome code; a score other than 0, 0.5 or 1 is an error naming the match."""
     score = prepared.score
     outcome = np.full(score.shape[0], DRAW, dtype=np.int8)
@@ -95,29 +95,32 @@ def _outcomes(columns: dict, prepared: PreparedMatches, table: str) -> np.ndarra
     return outcome
 
 
-def _check_draws(columns: dict, outcome: np.ndarray, p_draw: float, table: str) -> None:
+def check_draws(columns: dict, outcome: np.ndarray, p_draw: float, table: str, owner: str = "ttt_fit") -> None:
+    """Draws are impossible under ``p_draw`` 0: an error naming a drawn match."""
     if p_draw > 0.0:
         return
     draws = np.flatnonzero(outcome == DRAW)
     if draws.size:
         raise DuckrateInputError(
-            f"ttt_fit: {table} has {draws.size} draw(s) (score_a = 0.5, e.g. at {row_key_text(columns, int(draws[0]))}) "
+            f"{owner}: {table} has {draws.size} draw(s) (score_a = 0.5, e.g. at {row_key_text(columns, int(draws[0]))}) "
             "and p_draw = 0, under which a draw is impossible; expected p_draw > 0 (the probability of a draw "
             "between equal players), or no draws"
         )
 
 
-def _steps(columns: dict, prepared: PreparedMatches, period: str | None) -> tuple[np.ndarray, str | None]:
+def row_steps(
+    columns: dict, prepared: PreparedMatches, period: str | None, owner: str = "ttt_fit"
+) -> tuple[np.ndarray, str | None]:
     """Each row's time step, and the period it was derived by from ``played_at``
     (:mod:`duckrate.fits.whole_history.periods`), or None when it came from the ``period`` column."""
     if prepared.period is not None:
         if period is not None:
             raise DuckrateInputError(
-                f"ttt_fit: the matches have a 'period' column and period = {period!r} was given; expected one "
+                f"{owner}: the matches have a 'period' column and period = {period!r} was given; expected one "
                 "(the period column's values are the time steps, or period derives them from played_at)"
             )
         return prepared.period, None
-    resolved = resolve_period(period, columns["played_at"].type, "ttt_fit")
+    resolved = resolve_period(period, columns["played_at"].type, owner)
     return time_steps(prepared.time_key, prepared.time_unit, resolved), resolved
 
 
@@ -127,9 +130,9 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     params = TTT_FIT.resolve(given)
     prepared = prepare_matches(columns, table)
     reject_weights(columns, prepared, table, "ttt_fit")
-    steps, by_period = _steps(columns, prepared, params["period"])
-    outcome = _outcomes(columns, prepared, table)
-    _check_draws(columns, outcome, params["p_draw"], table)
+    steps, by_period = row_steps(columns, prepared, params["period"])
+    outcome = outcomes(columns, prepared, table)
+    check_draws(columns, outcome, params["p_draw"], table)
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared)
     player_names = prepared.players.cast(pa.string())

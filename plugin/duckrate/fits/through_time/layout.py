@@ -124,3 +124,25 @@ def build_layout(step: np.ndarray, player_a: np.ndarray, player_b: np.ndarray, o
         n_players,
     )
     return Layout(*arrays)
+
+
+def prefix(layout: Layout, n_batches: int) -> Layout:
+    """The layout of the history's first ``n_batches`` batches alone: views of ``layout``'s arrays (the slots
+    and games of a batch come after those of the batches before it), but for ``slot_next``, where a next
+    slot beyond them is none (-1). A fit over it is a fit of those games (what the replay refits)."""
+    games = int(layout.batch_games[n_batches])
+    slots = int(layout.batch_slots[n_batches])
+    slot_next = layout.slot_next[:slots].copy()
+    slot_next[slot_next >= slots] = -1
+    return Layout(
+        batch_step=layout.batch_step[:n_batches],
+        batch_games=layout.batch_games[: n_batches + 1],
+        batch_slots=layout.batch_slots[: n_batches + 1],
+        game_slots=layout.game_slots[:games],
+        game_outcome=layout.game_outcome[:games],
+        slot_player=layout.slot_player[:slots],
+        slot_prev=layout.slot_prev[:slots],
+        slot_next=slot_next,
+        slot_elapsed=layout.slot_elapsed[:slots],
+        slot_games=layout.slot_games[:slots],
+    )

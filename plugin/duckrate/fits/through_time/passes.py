@@ -79,7 +79,7 @@ def _forget(tau, pi, drift):
 
 
 @inlined_kernel
-def _set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2):
+def set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2):
     p = slot_prev[s]
     if p < 0:
         state[s, FWD_TAU] = prior_tau[slot_player[s]]
@@ -107,7 +107,7 @@ def _set_backward(s, state, slot_next, slot_elapsed, gamma2):
 
 
 @inlined_kernel
-def _posterior(state, s):
+def posterior(state, s):
     """(mu, sigma) of slot ``s``'s posterior ``likelihood * backward * forward``."""
     pi = state[s, LIK_PI] + state[s, BACK_PI] + state[s, FWD_PI]
     tau = state[s, LIK_TAU] + state[s, BACK_TAU] + state[s, FWD_TAU]
@@ -116,7 +116,7 @@ def _posterior(state, s):
 
 
 @inlined_kernel
-def _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin):
+def batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin):
     """One pass over batch ``b``'s games in order: each game's messages from its players' beliefs without it
     (the package's ``Batch.iteration``)."""
     for g in range(batch_games[b], batch_games[b + 1]):
@@ -144,7 +144,7 @@ def _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2,
 @inlined_kernel
 def _remember(b, batch_slots, state, mu, sigma):
     for s in range(batch_slots[b], batch_slots[b + 1]):
-        mu[s], sigma[s] = _posterior(state, s)
+        mu[s], sigma[s] = posterior(state, s)
 
 
 @inlined_kernel
@@ -152,7 +152,7 @@ def _change(b, batch_slots, state, mu, sigma, step_mu, step_sigma):
     """The largest change of batch ``b``'s posteriors since :func:`_remember`, folded into the step; the
     new posteriors replace the remembered ones."""
     for s in range(batch_slots[b], batch_slots[b + 1]):
-        new_mu, new_sigma = _posterior(state, s)
+        new_mu, new_sigma = posterior(state, s)
         step_mu = max(step_mu, abs(mu[s] - new_mu))
         step_sigma = max(step_sigma, abs(sigma[s] - new_sigma))
         mu[s] = new_mu
@@ -239,6 +239,7 @@ def _sweeps(
     iterations,
     slot_block,
     n_blocks,
+    first_new,
     state,
     message,
     mu,
@@ -255,17 +256,20 @@ def _sweeps(
     then a second one per thread (the coarse correction's barrier), then the abort flag: an iteration ends
     at a barrier, where each thread's largest change (``steps``, one pair per thread, two iterations' worth)
     makes the step every thread stops on; with the coarse correction, every thread computes the same shifts
-    from ``mu``, waits at the second barrier until all have, and shifts its own batches.
+    from ``mu``, waits at the second barrier until all have, and shifts its own batches. The batches before
+    ``first_new`` have had their initial pass already (a warm start: their messages are in ``state`` and
+    ``message``), so the initial pass only notes their posteriors.
     Returns ``(iterations run, step_mu, step_sigma, ok)``; ``ok`` False if another thread failed."""
     n_batches = batch_games.shape[0] - 1
     abort = flags.shape[0] - 1
     done = flags  # the first n_batches flags
     for b in range(thread, n_batches, threads):
-        if not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, 1):
-            return 0, np.inf, np.inf, False
-        for s in range(batch_slots[b], batch_slots[b + 1]):
-            _set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
-        _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+        if b >= first_new:
+            if not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, 1):
+                return 0, np.inf, np.inf, False
+            for s in range(batch_slots[b], batch_slots[b + 1]):
+                set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
+            batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
         _remember(b, batch_slots, state, mu, sigma)
         store_release(done, b, 1)
 
@@ -282,7 +286,7 @@ def _sweeps(
             inner_sigma = np.inf
             passes = 0
             while (inner_mu > BATCH_EPSILON or inner_sigma > BATCH_EPSILON) and passes < BATCH_ITERATIONS:
-                _batch_pass(0, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+                batch_pass(0, batch_games, game_slots, game_outcome, state, message, beta2, margin)
                 inner_mu, inner_sigma = _change(0, batch_slots, state, mu, sigma, 0.0, 0.0)
                 passes += 1
             for k in range(start_mu.shape[0]):
@@ -299,7 +303,7 @@ def _sweeps(
                     return run, np.inf, np.inf, False
                 for s in range(batch_slots[b], batch_slots[b + 1]):
                     _set_backward(s, state, slot_next, slot_elapsed, gamma2)
-                _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+                batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
                 local_mu, local_sigma = _change(b, batch_slots, state, mu, sigma, local_mu, local_sigma)
                 store_release(done, b, backward)
             forward = backward + 1
@@ -310,8 +314,8 @@ def _sweeps(
                 if not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, forward):
                     return run, np.inf, np.inf, False
                 for s in range(batch_slots[b], batch_slots[b + 1]):
-                    _set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
-                _batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+                    set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
+                batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
                 local_mu, local_sigma = _change(b, batch_slots, state, mu, sigma, local_mu, local_sigma)
                 store_release(done, b, forward)
         # the barrier: every thread's change of this iteration, then the same step for all
@@ -373,7 +377,54 @@ def fit_history(
     iterations, step_mu, step_sigma)``: each slot's posterior mean and sd, the iterations run and the last
     one's step (``inf`` when none ran). ``threads`` (default: numba's thread count; one for a history of one
     batch, under :data:`THREADED_MIN_GAMES` games, or with more than :data:`THREADED_MAX_NEIGHBOUR_SHARE` of
-    its batches waiting on the next) changes the time taken, never a bit of the result."""
+    its batches waiting on the next) changes the time taken, never a bit of the result; ``accelerate``: the
+    coarse correction after each iteration (see the module docstring)."""
+    prior_pi = 1.0 / (prior_sigma * prior_sigma)
+    prior_tau = prior_mu * prior_pi
+    state = np.zeros((layout.n_slots, 6), dtype=np.float64)
+    message = np.zeros((layout.game_slots.shape[0], 4), dtype=np.float64)
+    done, step_mu, step_sigma = run_sweeps(
+        layout,
+        prior_tau,
+        prior_pi,
+        beta,
+        gamma,
+        margin,
+        epsilon,
+        iterations,
+        state,
+        message,
+        threads=threads,
+        accelerate=accelerate,
+    )
+    mu = np.empty(layout.n_slots, dtype=np.float64)
+    sigma = np.empty(layout.n_slots, dtype=np.float64)
+    _posteriors(state, mu, sigma)
+    return mu, sigma, done, step_mu, step_sigma
+
+
+def run_sweeps(
+    layout: Layout,
+    prior_tau: np.ndarray,
+    prior_pi: np.ndarray,
+    beta: float,
+    gamma: float,
+    margin: float,
+    epsilon: float,
+    iterations: int,
+    state: np.ndarray,
+    message: np.ndarray,
+    first_new: int = 0,
+    threads: int | None = None,
+    accelerate: bool = True,
+) -> tuple[int, float, float]:
+    """The message passing of :func:`fit_history` on the messages ``state`` (one row per slot: forward,
+    backward, likelihood in natural parameters) and ``message`` (one row per game), updated in place; the
+    prior in natural parameters per player code. The warm-start entry point: the batches before
+    ``first_new`` keep the messages they hold (a fit of the history up to them, or one that has since had
+    batches added after them, as the package's History has when events are added at its end), only the
+    later batches get the initial forward pass, and the iterations then run over the whole history.
+    Returns ``(iterations, step_mu, step_sigma)``."""
     n_batches, n_slots, n_games = layout.n_batches, layout.n_slots, layout.game_slots.shape[0]
     slot_batch = np.repeat(np.arange(n_batches, dtype=np.int64), np.diff(layout.batch_slots))
     chosen = threads is not None
@@ -386,10 +437,6 @@ def fit_history(
     if accelerate and n_batches > 1:
         n_blocks = min(LEVEL_BLOCKS, n_batches) if gamma > 0.0 else 1
     block_slot = (slot_batch * max(n_blocks, 1)) // n_batches  # whole batches, in time order
-    prior_pi = 1.0 / (prior_sigma * prior_sigma)
-    prior_tau = prior_mu * prior_pi
-    state = np.zeros((n_slots, 6), dtype=np.float64)
-    message = np.zeros((n_games, 4), dtype=np.float64)
     mu = np.empty(n_slots, dtype=np.float64)
     sigma = np.empty(n_slots, dtype=np.float64)
     flags = np.zeros(n_batches + 2 * threads + 1, dtype=np.int64)
@@ -420,6 +467,7 @@ def fit_history(
                 iterations,
                 block_slot,
                 n_blocks,
+                first_new,
                 state,
                 message,
                 mu,
@@ -440,11 +488,10 @@ def fit_history(
     if failures:
         raise failures[0]
     done, step_mu, step_sigma, _ = results[0]
-    _posteriors(state, mu, sigma)
-    return mu, sigma, int(done), float(step_mu), float(step_sigma)
+    return int(done), float(step_mu), float(step_sigma)
 
 
 @kernel
 def _posteriors(state, mu, sigma):
     for s in range(mu.shape[0]):
-        mu[s], sigma[s] = _posterior(state, s)
+        mu[s], sigma[s] = posterior(state, s)

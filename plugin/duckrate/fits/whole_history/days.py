@@ -11,7 +11,8 @@ per player:
   ``day_step`` is the step and ``day_unit`` the unit;
 - *entries* (CSR): each game once per side, grouped by day (``entry_start`` bounds a day's run), in replay
   order within a day (``played_at``, then ``match_id``), with the opponent's day (``opp_day``), the side's score
-  (``score_a`` or ``1 - score_a``) and the game's weight.
+  (``score_a`` or ``1 - score_a``) and the game's weight;
+- each input row's two days, ``row_day[row, 0]`` (side A's) and ``row_day[row, 1]`` (side B's).
 
 Everything is ordered canonically (players by name, games by (``played_at``, ``match_id``)), so the same
 games in any row order give the same arrays, and the fit the same bits.
@@ -31,7 +32,8 @@ from duckrate.fits.league_games import name_ordered_codes
 @dataclass(frozen=True)
 class PlayerDays:
     """One fit's player-days (see the module docstring). ``weight`` has one entry per entry, or a single
-    1.0 when every game weighs 1; ``unit_slot`` is each unit's state slot in :class:`PreparedMatches`."""
+    1.0 when every game weighs 1; ``unit_slot`` is each unit's state slot in :class:`PreparedMatches`;
+    ``row_day`` holds each input row's days (side A, side B)."""
 
     league_unit_start: np.ndarray
     unit_slot: np.ndarray
@@ -42,6 +44,7 @@ class PlayerDays:
     opp_day: np.ndarray
     score: np.ndarray
     weight: np.ndarray
+    row_day: np.ndarray
 
     @property
     def n_days(self) -> int:
@@ -58,7 +61,7 @@ def _layout(side_unit, side_step, n_units):
     """Sides (two per game, in replay order: ``2k`` side A and ``2k + 1`` side B of the k-th game) grouped by
     unit with a stable counting sort; within a unit they stay in replay order, which is step order because
     steps never decrease along it. Returns each entry's side, each unit's first day, each day's step, unit
-    and first entry, and each entry's opponent's day."""
+    and first entry, each entry's opponent's day, and each side's day."""
     n_sides = side_unit.shape[0]
     unit_start = np.zeros(n_units + 1, dtype=np.int64)
     for i in range(n_sides):
@@ -98,7 +101,7 @@ def _layout(side_unit, side_step, n_units):
     opp_day = np.empty(n_sides, dtype=np.int64)
     for e in range(n_sides):
         opp_day[e] = side_day[entry_side[e] ^ 1]
-    return entry_side, unit_day_start, day_step, day_unit, entry_start, opp_day
+    return entry_side, unit_day_start, day_step, day_unit, entry_start, opp_day, side_day
 
 
 def player_days(prepared: PreparedMatches, steps: np.ndarray) -> PlayerDays:
@@ -116,7 +119,11 @@ def player_days(prepared: PreparedMatches, steps: np.ndarray) -> PlayerDays:
     side_unit[0::2] = unit_of_slot[prepared.state_a[order]]
     side_unit[1::2] = unit_of_slot[prepared.state_b[order]]
     side_step = np.repeat(np.asarray(steps, dtype=np.int64)[order], 2)
-    entry_side, unit_day_start, day_step, day_unit, entry_start, opp_day = _layout(side_unit, side_step, unit_slot.size)
+    entry_side, unit_day_start, day_step, day_unit, entry_start, opp_day, side_day = _layout(
+        side_unit, side_step, unit_slot.size
+    )
+    row_day = np.empty((n_rows, 2), dtype=np.int64)
+    row_day[order] = side_day.reshape(-1, 2)
     entry_row = order[entry_side >> 1]
     side_a = (entry_side & 1) == 0
     score = np.where(side_a, prepared.score[entry_row], 1.0 - prepared.score[entry_row])
@@ -131,4 +138,5 @@ def player_days(prepared: PreparedMatches, steps: np.ndarray) -> PlayerDays:
         opp_day=opp_day,
         score=np.ascontiguousarray(score, dtype=np.float64),
         weight=np.ascontiguousarray(weight, dtype=np.float64),
+        row_day=row_day,
     )

@@ -61,9 +61,9 @@ WHR_FIT = Fit(
         Parameter(
             "max_iterations",
             None,
-            "an integer >= 1 (Newton steps, or sweeps over a league's players), or NULL for the method's "
-            f"default (newton {DEFAULT_MAX_ITERATIONS['newton']}, sweeps {DEFAULT_MAX_ITERATIONS['sweeps']})",
-            lambda v: math.isfinite(v) and v >= 1,
+            "an integer >= 1 and < 2^31 (Newton steps, or sweeps over a league's players), or NULL for the "
+            f"method's default (newton {DEFAULT_MAX_ITERATIONS['newton']}, sweeps {DEFAULT_MAX_ITERATIONS['sweeps']})",
+            lambda v: math.isfinite(v) and 1 <= v < 2**31,
             nullable=True,
             integer=True,
         ),
@@ -77,24 +77,37 @@ WHR_FIT = Fit(
 )
 
 
-def solve(days: PlayerDays, params: dict):
-    """Ratings and variances per day (natural units) and per league (iterations, converged)."""
-    w2 = params["w2"] * NATURAL_PER_POINT * NATURAL_PER_POINT
-    tol = params["tolerance"] * NATURAL_PER_POINT
+def solver_settings(params: dict) -> tuple[bool, float, float, float, int]:
+    """``(newton, w2, virtual_games, tol, max_iterations)``: the solvers' arguments from resolved parameters
+    (w2 and the tolerance in natural units)."""
     method = params["method"]
-    max_iterations = params["max_iterations"] or DEFAULT_MAX_ITERATIONS[method]
-    virtual_games = params["virtual_games"]
+    return (
+        method == "newton",
+        params["w2"] * NATURAL_PER_POINT * NATURAL_PER_POINT,
+        params["virtual_games"],
+        params["tolerance"] * NATURAL_PER_POINT,
+        params["max_iterations"] or DEFAULT_MAX_ITERATIONS[method],
+    )
+
+
+def solve(days: PlayerDays, params: dict, initial: np.ndarray | None = None):
+    """Ratings and variances per day (natural units) and per league (iterations, converged). ``initial``:
+    the ratings per day (natural units) the solver starts from, e.g. an earlier fit's, with a new day at its
+    player's latest rating (a warm start: the same maximum, reached in fewer steps); None starts every
+    rating at 0."""
+    newton, w2, virtual_games, tol, max_iterations = solver_settings(params)
     arrays = (days.unit_day_start, days.day_step, days.entry_start, days.opp_day, days.score, days.weight)
     n_leagues = days.league_unit_start.shape[0] - 1
-    newton = method == "newton"
+    r = np.zeros(days.n_days) if initial is None else np.array(initial, dtype=np.float64)
+    if r.shape != (days.n_days,):
+        raise ValueError(f"solve: initial has shape {r.shape}; expected ({days.n_days},), one rating per day")
     if n_leagues == 1:  # no parallel region for one league
-        r = np.zeros(days.n_days)
         bounds = (days.league_unit_start[0], days.league_unit_start[1])
         count, done = solve_league(newton, *bounds, *arrays, w2, virtual_games, tol, max_iterations, r)
         iterations, converged = np.array([count], dtype=np.int64), np.array([done])
     else:
-        r, iterations, converged = solve_leagues(
-            newton, days.league_unit_start, *arrays, w2, virtual_games, tol, max_iterations
+        iterations, converged = solve_leagues(
+            newton, days.league_unit_start, *arrays, w2, virtual_games, tol, max_iterations, r
         )
     variance = variances(days.unit_day_start, r, *arrays[1:], w2, virtual_games)
     runaway = np.abs(r) > RUNAWAY

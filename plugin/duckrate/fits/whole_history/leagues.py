@@ -40,11 +40,11 @@ def solve_leagues(
     virtual_games,
     tol,
     max_iter,
+    r,
 ):
-    """:func:`solve_league` for every league in parallel, all ratings starting at 0. Returns the ratings per
-    day, and per league the iterations and whether it converged."""
+    """:func:`solve_league` for every league in parallel, from and into the ratings per day ``r``. Returns per
+    league the iterations and whether it converged."""
     n_leagues = league_unit_start.shape[0] - 1
-    r = np.zeros(day_step.shape[0])
     iterations = np.zeros(n_leagues, dtype=np.int64)
     converged = np.zeros(n_leagues, dtype=np.bool_)
     for league in prange(n_leagues):
@@ -66,4 +66,4 @@ def solve_leagues(
         )
         iterations[league] = count
         converged[league] = done
-    return r, iterations, converged
+    return iterations, converged

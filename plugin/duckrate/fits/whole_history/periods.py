@@ -74,6 +74,13 @@ def resolve_period(period: str | None, played_at_type: pa.DataType, owner: str =
     return period.lower()
 
 
+def checked_period(period: str | None, time_unit: str) -> str:
+    """A ``period`` already checked against ``played_at``'s type (:func:`resolve_period`), resolved from the
+    time unit of the prepared matches (``PreparedMatches.time_unit``) alone: its default when None."""
+    allowed = INTEGER_PERIODS if time_unit == "integer" else TIME_PERIODS
+    return allowed[0] if period is None else period.lower()
+
+
 def days_since_epoch(time_key: np.ndarray, time_unit: str) -> np.ndarray:
     """Whole days since 1970-01-01 (floored) of a time key in ``time_unit``."""
     per_day = _PER_DAY[time_unit]

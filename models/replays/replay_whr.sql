@@ -1,0 +1,6 @@
+-- Whole-History Rating (display scale) with honest forecasts: each match forecast from the fit over the league's earlier time steps, one row per match over the staged matches.
+-- A whole-history replay: it needs every match at once, so each build replays the whole history in one piece
+-- (a saved state is never continued; see macros/materializations).
+-- Built only when 'whr' is listed in var('duckrate_systems').
+{{ config(enabled=('whr' in duckrate._systems()), materialized='duckrate_replay', duckrate_system='whr') }}
+{{ duckrate._replay_input(ref('stg_matches')) }}
