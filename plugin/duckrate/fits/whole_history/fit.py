@@ -29,7 +29,7 @@ from duckrate.core.protocol import Fit
 from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_NATURAL
 from duckrate.fits.bradley_terry.uncertainty import Z_95
 from duckrate.fits.whole_history.days import PlayerDays, player_days
-from duckrate.fits.whole_history.leagues import solve_league, solve_leagues
+from duckrate.fits.whole_history.leagues import solve_all
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
 from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
 from duckrate.fits.whole_history.whr import variances
@@ -87,15 +87,7 @@ def solve(days: PlayerDays, params: dict):
     arrays = (days.unit_day_start, days.day_step, days.entry_start, days.opp_day, days.score, days.weight)
     n_leagues = days.league_unit_start.shape[0] - 1
     newton = method == "newton"
-    if n_leagues == 1:  # no parallel region for one league
-        r = np.zeros(days.n_days)
-        bounds = (days.league_unit_start[0], days.league_unit_start[1])
-        count, done = solve_league(newton, *bounds, *arrays, w2, virtual_games, tol, max_iterations, r)
-        iterations, converged = np.array([count], dtype=np.int64), np.array([done])
-    else:
-        r, iterations, converged = solve_leagues(
-            newton, days.league_unit_start, *arrays, w2, virtual_games, tol, max_iterations
-        )
+    r, iterations, converged = solve_all(newton, days.league_unit_start, arrays, w2, virtual_games, tol, max_iterations)
     variance = variances(days.unit_day_start, r, *arrays[1:], w2, virtual_games)
     runaway = np.abs(r) > RUNAWAY
     if runaway.any():  # no finite maximum (possible only without virtual games): not converged, whatever the rule

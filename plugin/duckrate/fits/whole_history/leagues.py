@@ -1,6 +1,11 @@
 """Every league of a WHR fit by one of the two solvers: :func:`solve_league` picks the solver,
-:func:`solve_leagues` runs the leagues side by side (they share nothing, so the bits do not depend on the
-thread count)."""
+:func:`solve_leagues` runs leagues side by side, and :func:`solve_all` decides which leagues run where.
+
+Threads: a league that holds most of the fit's days (more than half, and at least :data:`THREADED_MIN_DAYS`)
+is solved first by the Newton solver on all of numba's threads (:mod:`.newton`'s chunks); the other leagues
+then run side by side, each on one thread. A league solved side by side never starts a parallel region of
+its own, so the two levels never nest. Leagues share nothing and the Newton solver gives the same bits
+threaded or not, so the result does not depend on the thread count or on which league ran where."""
 
 from __future__ import annotations
 
@@ -11,17 +16,35 @@ from duckrate.core.jit import kernel, parallel_kernel
 from duckrate.fits.whole_history.newton import newton_league
 from duckrate.fits.whole_history.whr import sweep_league
 
+#: A league with fewer days is never solved on several threads: its passes are too short for the
+#: threads' start and stop (tens to hundreds of microseconds per pass on a busy machine).
+THREADED_MIN_DAYS = 50_000
+
 
 @kernel
 def solve_league(
-    newton, lo, hi, unit_day_start, day_step, entry_start, opp_day, score, weight, w2, virtual_games, tol, max_iter, r
+    newton,
+    threaded,
+    lo,
+    hi,
+    unit_day_start,
+    day_step,
+    entry_start,
+    opp_day,
+    score,
+    weight,
+    w2,
+    virtual_games,
+    tol,
+    max_iter,
+    r,
 ):
-    """The league of players ``lo:hi`` by Newton's method (:func:`.newton.newton_league`) or, without
-    ``newton``, the package's sweeps (:func:`.whr.sweep_league`), from and into ``r``. Returns (iterations,
-    converged)."""
+    """The league of players ``lo:hi`` by Newton's method (:func:`.newton.newton_league`, on numba's threads
+    when ``threaded``) or, without ``newton``, the package's sweeps (:func:`.whr.sweep_league`), from and
+    into ``r``. Returns (iterations, converged)."""
     arrays = (unit_day_start, day_step, entry_start, opp_day, score, weight)
     if newton:
-        count, done, _ = newton_league(lo, hi, *arrays, w2, virtual_games, tol, max_iter, r)
+        count, done, _ = newton_league(lo, hi, *arrays, w2, virtual_games, tol, max_iter, threaded, r)
         return count, done
     return sweep_league(lo, hi, *arrays, w2, virtual_games, tol, max_iter, r)
 
@@ -29,6 +52,7 @@ def solve_league(
 @parallel_kernel
 def solve_leagues(
     newton,
+    leagues,
     league_unit_start,
     unit_day_start,
     day_step,
@@ -40,16 +64,17 @@ def solve_leagues(
     virtual_games,
     tol,
     max_iter,
+    r,
+    iterations,
+    converged,
 ):
-    """:func:`solve_league` for every league in parallel, all ratings starting at 0. Returns the ratings per
-    day, and per league the iterations and whether it converged."""
-    n_leagues = league_unit_start.shape[0] - 1
-    r = np.zeros(day_step.shape[0])
-    iterations = np.zeros(n_leagues, dtype=np.int64)
-    converged = np.zeros(n_leagues, dtype=np.bool_)
-    for league in prange(n_leagues):
+    """:func:`solve_league` (each on one thread) for the given ``leagues`` in parallel, from and into ``r``,
+    with each league's iterations and whether it converged."""
+    for k in prange(leagues.shape[0]):
+        league = leagues[k]
         count, done = solve_league(
             newton,
+            False,
             league_unit_start[league],
             league_unit_start[league + 1],
             unit_day_start,
@@ -66,4 +91,43 @@ def solve_leagues(
         )
         iterations[league] = count
         converged[league] = done
+
+
+def solve_all(
+    newton: bool,
+    league_unit_start: np.ndarray,
+    arrays: tuple[np.ndarray, ...],
+    w2: float,
+    virtual_games: float,
+    tol: float,
+    max_iter: int,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Every league (``arrays``: ``unit_day_start, day_step, entry_start, opp_day, score, weight``), all
+    ratings starting at 0: the ratings per day, and per league the iterations and whether it converged
+    (see the module docstring for which league runs where)."""
+    unit_day_start = arrays[0]
+    n_leagues = league_unit_start.shape[0] - 1
+    r = np.zeros(unit_day_start[-1])
+    iterations = np.zeros(n_leagues, dtype=np.int64)
+    converged = np.zeros(n_leagues, dtype=np.bool_)
+    league_days = np.diff(unit_day_start[league_unit_start])
+    rest = np.arange(n_leagues, dtype=np.int64)
+    if newton and n_leagues:
+        big = int(np.argmax(league_days))
+        if league_days[big] >= THREADED_MIN_DAYS and 2 * league_days[big] > r.shape[0]:
+            bounds = (league_unit_start[big], league_unit_start[big + 1])
+            iterations[big], converged[big] = solve_league(
+                newton, True, *bounds, *arrays, w2, virtual_games, tol, max_iter, r
+            )
+            rest = rest[rest != big]
+    if rest.shape[0] == 1:  # no parallel region for one league
+        league = rest[0]
+        bounds = (league_unit_start[league], league_unit_start[league + 1])
+        iterations[league], converged[league] = solve_league(
+            newton, False, *bounds, *arrays, w2, virtual_games, tol, max_iter, r
+        )
+    elif rest.shape[0] > 1:
+        solve_leagues(
+            newton, rest, league_unit_start, *arrays, w2, virtual_games, tol, max_iter, r, iterations, converged
+        )
     return r, iterations, converged

@@ -8,16 +8,23 @@ ratings on its step. A Newton step solves ``A δ = g`` (``A = -H``, g the gradie
 preconditioned with the players' own blocks, one Thomas solve per player (the LU decomposition of
 appendix B): the per-player Newton step of the sweeps, here used inside a global solve. The solve stops at
 a relative residual ``η = min(0.5, sqrt(‖g‖/‖g₀‖))`` (Eisenstat-Walker: loose far away, superlinear
-near the optimum); the step is halved (Armijo) until it raises the log-posterior.
+near the optimum); the step is halved (Armijo) until it raises the log-posterior. The log-posterior, the
+gradient, A's blocks and their factors are computed in one pass at each trial point (one ``exp`` and one
+``log1p`` per game side), so an accepted trial point is not evaluated again.
 
 Convergence: after a full step ``s`` (the largest change of any rating) following a step ``s'``, the
 distance left to the optimum is estimated as ``max(s³/s'², 10·η·s)``: quadratic convergence (``s_next ≈
 C s²`` with ``C = s/s'²``) and the inexact solve (:data:`INEXACT`). The fit stops when
 :data:`.whr.SAFETY` (10) times that is at most ``tol``.
 
-Every loop runs in a fixed order on one thread, and the dot products are plain loops (not BLAS, whose
-threads and blocking would change the rounding and, on a busy machine, cost more than the sums), so the
-result does not depend on the machine's load or thread count.
+Threads: the league's days are cut, at player boundaries, into chunks of about :data:`CHUNK_WORK` days and
+game sides (:func:`chunk_units`: the cuts depend on the league alone). Every pass (the evaluation, the
+matrix-vector product, the vector updates with the preconditioner's Thomas solves) runs chunk by chunk,
+with ``threaded`` on numba's threads (``prange`` over the chunks, each writing only its own days), else in
+a plain loop; every sum (dot products, norms, the log-posterior) and maximum is taken within each chunk in
+a fixed order, then over the chunks in chunk order. The result is thus the same, bit for bit, threaded or
+not and on any number of threads, whatever the machine's load. The dot products are plain loops (not BLAS,
+whose threads and blocking would change the rounding).
 """
 
 from __future__ import annotations
@@ -25,135 +32,448 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numba import prange
 
-from duckrate.core.jit import inlined_kernel, kernel
+from duckrate.core.jit import inlined_kernel, kernel, parallel_kernel
 from duckrate.fits.whole_history.whr import SAFETY
 
 #: The error a step solved to relative residual η leaves, as a multiple of η times the step (the residual
 #: bounds the error only up to the square root of the preconditioned condition number; measured: ~3).
 INEXACT = 10.0
-
-
-@inlined_kernel
-def log_sigmoid(x):
-    """``log σ(x)`` without overflow."""
-    if x > 0.0:
-        return -math.log1p(math.exp(-x))
-    return x - math.log1p(math.exp(x))
+#: A chunk holds whole players, about this many days plus game sides (it closes at the first player
+#: boundary past it): small enough that two threads get even shares of a large league, large enough that a
+#: chunk's work (~0.1 ms per pass) dwarfs its scheduling.
+CHUNK_WORK = 1 << 14
 
 
 @kernel
-def log_posterior(
-    unit_lo, unit_hi, unit_day_start, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games
-):
-    """The log-posterior of one league's ratings ``r`` (up to a constant; section 3.1): the games, the
-    virtual draws on each player's first step, and the Wiener prior between consecutive steps."""
-    weighted = weight.shape[0] > 1
-    games = 0.0
-    for d in range(unit_day_start[unit_lo], unit_day_start[unit_hi]):
-        own = r[d]
-        for e in range(entry_start[d], entry_start[d + 1]):
-            x = own - r[opp_day[e]]
-            w = weight[e] if weighted else 1.0
-            games += w * (score[e] * log_sigmoid(x) + (1.0 - score[e]) * log_sigmoid(-x))
-    total = 0.5 * games  # every game is counted from both sides
+def chunk_units(unit_lo, unit_hi, unit_day_start, entry_start):
+    """The chunks of units ``unit_lo .. unit_hi - 1``: chunk k holds units ``units[k] .. units[k + 1] - 1``,
+    closed at the first unit boundary past :data:`CHUNK_WORK` days and entries."""
+    units = np.empty(unit_hi - unit_lo + 1, dtype=np.int64)
+    units[0] = unit_lo
+    n = 0
+    work = 0
     for u in range(unit_lo, unit_hi):
+        if work >= CHUNK_WORK:
+            n += 1
+            units[n] = u
+            work = 0
         first = unit_day_start[u]
-        if virtual_games > 0.0:
-            total += virtual_games * 0.5 * (log_sigmoid(r[first]) + log_sigmoid(-r[first]))
-        for d in range(first, unit_day_start[u + 1] - 1):
-            change = r[d + 1] - r[d]
-            total -= 0.5 * change * change / (w2 * (day_step[d + 1] - day_step[d]))
-    return total
+        stop = unit_day_start[u + 1]
+        work += stop - first + entry_start[stop] - entry_start[first]
+    n += 1
+    units[n] = unit_hi
+    return units[: n + 1].copy()
 
 
 @kernel
-def derivatives(
-    unit_lo, unit_hi, unit_day_start, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games, g, a, o, c
-):
-    """At ``r``, per day of the league (index ``d - first day``): the gradient ``g``, and the players' own
-    blocks of ``A = -H``, ``a`` on the diagonal and ``o`` to the player's next day (0 after their last);
-    per entry (index ``e - first entry``) the coupling ``c = w·p(1 - p)`` between the two sides of a game."""
-    weighted = weight.shape[0] > 1
+def links(unit_lo, unit_hi, unit_day_start, day_step, w2):
+    """Per day of units ``unit_lo .. unit_hi - 1`` (index ``d - first day``): the Wiener prior's precision
+    ``1/(w²·gap)`` to the player's next day (0 after their last), and whether it is the player's first."""
     day_lo = unit_day_start[unit_lo]
-    e_lo = entry_start[day_lo]
+    m = unit_day_start[unit_hi] - day_lo
+    link = np.empty(m)
+    starts = np.empty(m, dtype=np.bool_)
     for u in range(unit_lo, unit_hi):
         first = unit_day_start[u]
         stop = unit_day_start[u + 1]
         for d in range(first, stop):
-            own = r[d]
-            gd = 0.0
-            ad = 0.0
-            for e in range(entry_start[d], entry_start[d + 1]):
-                p = 1.0 / (1.0 + math.exp(r[opp_day[e]] - own))
-                w = weight[e] if weighted else 1.0
-                gd += w * (score[e] - p)
-                curvature = w * p * (1.0 - p)
-                ad += curvature
-                c[e - e_lo] = curvature
-            if d == first and virtual_games > 0.0:
-                p = 1.0 / (1.0 + math.exp(-own))
-                gd += virtual_games * (0.5 - p)
-                ad += virtual_games * p * (1.0 - p)
-            g[d - day_lo] = gd
-            a[d - day_lo] = ad
-            o[d - day_lo] = 0.0
-        for d in range(first, stop - 1):
-            inv = 1.0 / (w2 * (day_step[d + 1] - day_step[d]))
-            pull = (r[d + 1] - r[d]) * inv
-            g[d - day_lo] += pull
-            g[d + 1 - day_lo] -= pull
-            a[d - day_lo] += inv
-            a[d + 1 - day_lo] += inv
-            o[d - day_lo] = -inv
+            starts[d - day_lo] = d == first
+            link[d - day_lo] = 1.0 / (w2 * (day_step[d + 1] - day_step[d])) if d + 1 < stop else 0.0
+    return link, starts
+
+
+# The chunk kernels below work on views that start at the chunk's first day (or entry) and loop from 0: numba
+# then proves the indices non-negative and drops its wraparound test from every access (measured: twice as
+# fast as loops from a chunk's first index).
 
 
 @inlined_kernel
-def factor_blocks(unit_lo, unit_hi, unit_day_start, a, o, inv_pivot, multiplier):
-    """LU of each player's tridiagonal block of A (appendix B): the inverse pivots and the multipliers
-    ``o[k-1]/pivot[k-1]`` of the forward pass."""
-    day_lo = unit_day_start[unit_lo]
-    for u in range(unit_lo, unit_hi):
-        first = unit_day_start[u] - day_lo
-        n = unit_day_start[u + 1] - unit_day_start[u]
-        pivot = a[first]
-        inv_pivot[first] = 1.0 / pivot
-        multiplier[first] = 0.0
-        for k in range(first + 1, first + n):
-            multiplier[k] = o[k - 1] * inv_pivot[k - 1]
-            pivot = a[k] - multiplier[k] * o[k - 1]
-            inv_pivot[k] = 1.0 / pivot
-
-
-@inlined_kernel
-def precondition(unit_lo, unit_hi, unit_day_start, o, inv_pivot, multiplier, res, z):
-    """``z = M⁻¹ res`` with M the players' own blocks (a Thomas solve each); returns ``res·z``."""
-    day_lo = unit_day_start[unit_lo]
-    total = 0.0
-    for u in range(unit_lo, unit_hi):
-        first = unit_day_start[u] - day_lo
-        stop = unit_day_start[u + 1] - day_lo
-        z[first] = res[first]
-        for k in range(first + 1, stop):
-            z[k] = res[k] - multiplier[k] * z[k - 1]
-        z[stop - 1] *= inv_pivot[stop - 1]
-        for k in range(stop - 2, first - 1, -1):
-            z[k] = (z[k] - o[k] * z[k + 1]) * inv_pivot[k]
-        for k in range(first, stop):
-            total += res[k] * z[k]
+def precondition(inv_pivot, multiplier, res, z):
+    """``z = M⁻¹ res`` on one chunk's days with M the players' own blocks: the Thomas solves, run across
+    the players in one pass each way (``multiplier`` is 0 on a player's first day, so the forward pass starts
+    afresh there, and the backward pass on their last day). Returns ``res·z``."""
+    n = res.shape[0]
+    if n == 0:
+        return 0.0
+    z[0] = res[0]
+    for i in range(1, n):
+        z[i] = res[i] - multiplier[i] * z[i - 1]
+    z[n - 1] *= inv_pivot[n - 1]
+    total = res[n - 1] * z[n - 1]
+    for i in range(n - 2, -1, -1):
+        # (z - o·z_next)/pivot, with o/pivot the next day's multiplier
+        z[i] = z[i] * inv_pivot[i] - multiplier[i + 1] * z[i + 1]
+        total += res[i] * z[i]
     return total
+
+
+@inlined_kernel
+def evaluate_chunk(
+    k,
+    bounds,
+    day_lo,
+    e_lo,
+    r,
+    entry_start,
+    opp_day,
+    score,
+    weight,
+    link,
+    starts,
+    virtual_games,
+    g,
+    a,
+    o,
+    c,
+    inv_pivot,
+    multiplier,
+    z,
+    part,
+):
+    """At ``r``, on chunk k (the league's days ``bounds[k] .. bounds[k + 1] - 1``, from the league's first
+    day ``day_lo``), per day: the gradient ``g``, the players' own blocks of ``A = -H`` (``a`` on the
+    diagonal, ``o`` to the player's next day, 0 after their last) and their LU factors (``inv_pivot``, and
+    ``multiplier`` ``o[k-1]/pivot[k-1]``, 0 on a player's first day), the preconditioned gradient
+    ``z = M⁻¹g``; per entry (from the league's first entry ``e_lo``) the coupling ``c = w·p(1 - p)`` between
+    the two sides of a game. Into ``part[k]``: the chunk's part of the log-posterior (up to a constant;
+    section 3.1: the games, the virtual draws on each player's first step, the Wiener prior between
+    consecutive steps), of ``g·g`` and of ``g·z``."""
+    lo = bounds[k]
+    n = bounds[k + 1] - lo
+    own_r = r[day_lo + lo : day_lo + lo + n]
+    first_entry = entry_start[day_lo + lo]
+    ends = entry_start[day_lo + lo + 1 : day_lo + lo + n + 1]
+    n_entries = entry_start[day_lo + lo + n] - first_entry
+    opp = opp_day[first_entry : first_entry + n_entries]
+    sc = score[first_entry : first_entry + n_entries]
+    weighted = weight.shape[0] > 1
+    wt = weight[first_entry : first_entry + n_entries] if weighted else weight[0:1]
+    cv = c[first_entry - e_lo : first_entry - e_lo + n_entries]
+    lk = link[lo : lo + n]
+    st = starts[lo : lo + n]
+    gv = g[lo : lo + n]
+    av = a[lo : lo + n]
+    ov = o[lo : lo + n]
+    ipv = inv_pivot[lo : lo + n]
+    mv = multiplier[lo : lo + n]
+    zv = z[lo : lo + n]
+    games = 0.0
+    prior = 0.0
+    e = 0
+    for i in range(n):
+        own = own_r[i]
+        gd = 0.0
+        ad = 0.0
+        stop = ends[i] - first_entry
+        while e < stop:
+            # x = own - opponent: P(win) = σ(x) = 1/(1 + ex) or ex/(1 + ex), log σ(x) = min(x, 0) - log(1 + ex)
+            x = own - r[opp[e]]
+            ex = math.exp(-abs(x))
+            inv = 1.0 / (1.0 + ex)
+            win = inv if x >= 0.0 else ex * inv
+            w = wt[e] if weighted else 1.0
+            curvature = w * (ex * inv * inv)
+            gd += w * (sc[e] - win)
+            ad += curvature
+            cv[e] = curvature
+            # s·log σ(x) + (1 - s)·log σ(-x), the same from both sides of the game
+            games += w * (min(x, 0.0) - math.log(1.0 + ex) - (1.0 - sc[e]) * x)
+            e += 1
+        if st[i] and virtual_games > 0.0:
+            ex = math.exp(-abs(own))
+            inv = 1.0 / (1.0 + ex)
+            win = inv if own >= 0.0 else ex * inv
+            gd += virtual_games * (0.5 - win)
+            ad += virtual_games * (ex * inv * inv)
+            prior += virtual_games * (min(own, 0.0) - math.log(1.0 + ex) - 0.5 * own)
+        gv[i] = gd
+        av[i] = ad
+    for i in range(n - 1):  # the Wiener prior (link 0 from a player's last day to the next player's first)
+        change = own_r[i + 1] - own_r[i]
+        pull = change * lk[i]
+        prior -= 0.5 * change * pull
+        gv[i] += pull
+        gv[i + 1] -= pull
+        av[i] += lk[i]
+        av[i + 1] += lk[i]
+        ov[i] = -lk[i]
+    if n > 0:
+        ov[n - 1] = 0.0
+        # LU of the players' tridiagonal blocks (appendix B), across the players as in precondition
+        mv[0] = 0.0
+        ipv[0] = 1.0 / av[0]
+    for i in range(1, n):
+        mv[i] = ov[i - 1] * ipv[i - 1]
+        ipv[i] = 1.0 / (av[i] - mv[i] * ov[i - 1])
+    gg = 0.0
+    for i in range(n):
+        gg += gv[i] * gv[i]
+    part[k, 0] = 0.5 * games + prior
+    part[k, 1] = gg
+    part[k, 2] = precondition(ipv, mv, gv, zv)
+
+
+@inlined_kernel
+def product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part):
+    """The next search direction on chunk k: ``p = z + β p`` and ``q = A p``, as ``A z + β q`` (``p = z``,
+    ``q = A z`` on the ``first``), so that ``z`` is the only vector read across chunks. Into ``part[k, 0]``:
+    the chunk's part of ``p·q``."""
+    lo = bounds[k]
+    n = bounds[k + 1] - lo
+    first_entry = entry_start[day_lo + lo]
+    ends = entry_start[day_lo + lo + 1 : day_lo + lo + n + 1]
+    n_entries = entry_start[day_lo + lo + n] - first_entry
+    opp = opp_day[first_entry : first_entry + n_entries]
+    cv = c[first_entry - e_lo : first_entry - e_lo + n_entries]
+    av = a[lo : lo + n]
+    ov = o[lo : lo + n]
+    zv = z[lo : lo + n]
+    pv = p[lo : lo + n]
+    qv = q[lo : lo + n]
+    total = 0.0
+    e = 0
+    for i in range(n):
+        v = av[i] * zv[i]
+        if i > 0:  # o is 0 across a chunk's ends (a player's last day)
+            v += ov[i - 1] * zv[i - 1]
+        if i + 1 < n:
+            v += ov[i] * zv[i + 1]
+        stop = ends[i] - first_entry
+        while e < stop:
+            v -= cv[e] * z[opp[e] - day_lo]
+            e += 1
+        if first:
+            pv[i] = zv[i]
+            qv[i] = v
+        else:
+            pv[i] = zv[i] + beta * pv[i]
+            qv[i] = v + beta * qv[i]
+        total += pv[i] * qv[i]
+    part[k, 0] = total
+
+
+@inlined_kernel
+def update_chunk(k, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part):
+    """One conjugate-gradient update on chunk k: ``x += α p``, ``res -= α q`` (from ``x = 0``, ``res = g`` on
+    the ``first``), then ``z = M⁻¹ res``. Into ``part[k, :2]``: the chunk's parts of ``res·res`` and
+    ``res·z``."""
+    lo = bounds[k]
+    hi = bounds[k + 1]
+    pv = p[lo:hi]
+    qv = q[lo:hi]
+    xv = x[lo:hi]
+    rv = res[lo:hi]
+    rr = 0.0
+    if first:
+        gv = g[lo:hi]
+        for i in range(hi - lo):
+            xv[i] = alpha * pv[i]
+            rv[i] = gv[i] - alpha * qv[i]
+            rr += rv[i] * rv[i]
+    else:
+        for i in range(hi - lo):
+            xv[i] += alpha * pv[i]
+            rv[i] -= alpha * qv[i]
+            rr += rv[i] * rv[i]
+    part[k, 0] = rr
+    part[k, 1] = precondition(inv_pivot[lo:hi], multiplier[lo:hi], rv, z[lo:hi])
+
+
+@inlined_kernel
+def trial_chunk(k, bounds, day_lo, t, first, g, x, start, r, part):
+    """``r = start + t x`` on chunk k; on the ``first`` trial (t = 1) ``start`` is saved from ``r`` first,
+    and the chunk's parts of ``g·x`` and ``max |x|`` go into ``part[k, :2]``."""
+    lo = bounds[k]
+    hi = bounds[k + 1]
+    xv = x[lo:hi]
+    sv = start[lo:hi]
+    rv = r[day_lo + lo : day_lo + hi]
+    if first:
+        gv = g[lo:hi]
+        slope = 0.0
+        largest = 0.0
+        for i in range(hi - lo):
+            sv[i] = rv[i]
+            rv[i] = sv[i] + xv[i]
+            slope += gv[i] * xv[i]
+            largest = max(largest, abs(xv[i]))
+        part[k, 0] = slope
+        part[k, 1] = largest
+    else:
+        for i in range(hi - lo):
+            rv[i] = sv[i] + t * xv[i]
+
+
+@parallel_kernel
+def evaluate(
+    threaded,
+    bounds,
+    day_lo,
+    e_lo,
+    r,
+    entry_start,
+    opp_day,
+    score,
+    weight,
+    link,
+    starts,
+    virtual_games,
+    g,
+    a,
+    o,
+    c,
+    inv_pivot,
+    multiplier,
+    z,
+    part,
+):
+    """:func:`evaluate_chunk` on every chunk (on numba's threads when ``threaded``); returns the log-posterior,
+    ``g·g`` and ``g·z``, summed in chunk order."""
+    n = bounds.shape[0] - 1
+    if threaded:
+        for k in prange(n):
+            evaluate_chunk(
+                k,
+                bounds,
+                day_lo,
+                e_lo,
+                r,
+                entry_start,
+                opp_day,
+                score,
+                weight,
+                link,
+                starts,
+                virtual_games,
+                g,
+                a,
+                o,
+                c,
+                inv_pivot,
+                multiplier,
+                z,
+                part,
+            )
+    else:
+        for k in range(n):
+            evaluate_chunk(
+                k,
+                bounds,
+                day_lo,
+                e_lo,
+                r,
+                entry_start,
+                opp_day,
+                score,
+                weight,
+                link,
+                starts,
+                virtual_games,
+                g,
+                a,
+                o,
+                c,
+                inv_pivot,
+                multiplier,
+                z,
+                part,
+            )
+    f = 0.0
+    gg = 0.0
+    gz = 0.0
+    for k in range(n):
+        f += part[k, 0]
+        gg += part[k, 1]
+        gz += part[k, 2]
+    return f, gg, gz
+
+
+@parallel_kernel
+def product(threaded, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part):
+    """:func:`product_chunk` on every chunk; returns ``p·q`` summed in chunk order."""
+    n = bounds.shape[0] - 1
+    if threaded:
+        for k in prange(n):
+            product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part)
+    else:
+        for k in range(n):
+            product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part)
+    total = 0.0
+    for k in range(n):
+        total += part[k, 0]
+    return total
+
+
+@parallel_kernel
+def update(threaded, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part):
+    """:func:`update_chunk` on every chunk; returns ``res·res`` and ``res·z`` summed in chunk order."""
+    n = bounds.shape[0] - 1
+    if threaded:
+        for k in prange(n):
+            update_chunk(k, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part)
+    else:
+        for k in range(n):
+            update_chunk(k, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part)
+    rr = 0.0
+    rz = 0.0
+    for k in range(n):
+        rr += part[k, 0]
+        rz += part[k, 1]
+    return rr, rz
+
+
+@parallel_kernel
+def trial(threaded, bounds, day_lo, t, first, g, x, start, r, part):
+    """:func:`trial_chunk` on every chunk; on the ``first`` trial returns ``g·x`` summed in chunk order and
+    ``max |x|`` (else zeros)."""
+    n = bounds.shape[0] - 1
+    if threaded:
+        for k in prange(n):
+            trial_chunk(k, bounds, day_lo, t, first, g, x, start, r, part)
+    else:
+        for k in range(n):
+            trial_chunk(k, bounds, day_lo, t, first, g, x, start, r, part)
+    slope = 0.0
+    largest = 0.0
+    if first:
+        for k in range(n):
+            slope += part[k, 0]
+            largest = max(largest, part[k, 1])
+    return slope, largest
 
 
 @kernel
 def newton_league(
-    unit_lo, unit_hi, unit_day_start, day_step, entry_start, opp_day, score, weight, w2, virtual_games, tol, max_iter, r
+    unit_lo,
+    unit_hi,
+    unit_day_start,
+    day_step,
+    entry_start,
+    opp_day,
+    score,
+    weight,
+    w2,
+    virtual_games,
+    tol,
+    max_iter,
+    threaded,
+    r,
 ):
     """Newton steps on the ratings of units ``unit_lo .. unit_hi - 1`` (one league; ``r`` updated in place)
-    until converged (see the module docstring) or after ``max_iter`` steps. Returns (Newton steps,
-    converged, conjugate-gradient iterations)."""
+    until converged (see the module docstring) or after ``max_iter`` steps, chunk by chunk on numba's
+    threads when ``threaded`` (the same bits either way). Returns (Newton steps, converged,
+    conjugate-gradient iterations)."""
     day_lo = unit_day_start[unit_lo]
     m = unit_day_start[unit_hi] - day_lo
     e_lo = entry_start[day_lo]
+    units = chunk_units(unit_lo, unit_hi, unit_day_start, entry_start)
+    n = units.shape[0] - 1
+    bounds = np.empty(n + 1, dtype=np.int64)  # the chunks' first days, from the league's first
+    for k in range(n + 1):
+        bounds[k] = unit_day_start[units[k]] - day_lo
+    link, starts = links(unit_lo, unit_hi, unit_day_start, day_step, w2)
     g = np.empty(m)
     a = np.empty(m)
     o = np.empty(m)
@@ -166,35 +486,16 @@ def newton_league(
     p = np.empty(m)
     q = np.empty(m)
     start = np.empty(m)
-    f = log_posterior(
-        unit_lo, unit_hi, unit_day_start, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games
-    )
+    part = np.empty((n, 3))  # the chunks' parts of the sums
+    data = (r, entry_start, opp_day, score, weight, link, starts, virtual_games)
+    blocks = (g, a, o, c, inv_pivot, multiplier, z, part)
+    f, gg, rz = evaluate(threaded, bounds, day_lo, e_lo, *data, *blocks)
     g0 = 0.0
     previous = math.inf
     steps = 0
     cg_total = 0
     while steps < max_iter:
-        derivatives(
-            unit_lo,
-            unit_hi,
-            unit_day_start,
-            r,
-            day_step,
-            entry_start,
-            opp_day,
-            score,
-            weight,
-            w2,
-            virtual_games,
-            g,
-            a,
-            o,
-            c,
-        )
-        g_norm = 0.0
-        for i in range(m):
-            g_norm += g[i] * g[i]
-        g_norm = math.sqrt(g_norm)
+        g_norm = math.sqrt(gg)
         if g_norm == 0.0:
             return steps, True, cg_total
         steps += 1
@@ -202,68 +503,42 @@ def newton_league(
             g0 = g_norm
         eta = min(0.5, math.sqrt(g_norm / g0))
         target = eta * g_norm
-        factor_blocks(unit_lo, unit_hi, unit_day_start, a, o, inv_pivot, multiplier)
-        # preconditioned conjugate gradients on A x = g, from x = 0
-        for i in range(m):
-            x[i] = 0.0
-            res[i] = g[i]
-        rz = precondition(unit_lo, unit_hi, unit_day_start, o, inv_pivot, multiplier, res, z)
-        for i in range(m):
-            p[i] = z[i]
+        # preconditioned conjugate gradients on A x = g from x = 0, z = M⁻¹g from the evaluation
+        solved = 0
+        beta = 0.0
         for _ in range(10 * m + 100):
-            pq = 0.0
-            for i in range(m):  # q = A p
-                d = day_lo + i
-                v = a[i] * p[i]
-                if i + 1 < m:
-                    v += o[i] * p[i + 1]
-                if i > 0:
-                    v += o[i - 1] * p[i - 1]
-                for e in range(entry_start[d], entry_start[d + 1]):
-                    v -= c[e - e_lo] * p[opp_day[e] - day_lo]
-                q[i] = v
-                pq += p[i] * v
+            first = solved == 0
+            pq = product(threaded, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part)
             if not (pq > 0.0 and rz > 0.0):
                 break
             alpha = rz / pq
-            rr = 0.0
-            for i in range(m):
-                x[i] += alpha * p[i]
-                res[i] -= alpha * q[i]
-                rr += res[i] * res[i]
-            cg_total += 1
+            rr, rz_next = update(threaded, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part)
+            solved += 1
             if math.sqrt(rr) <= target:
                 break
-            rz_next = precondition(unit_lo, unit_hi, unit_day_start, o, inv_pivot, multiplier, res, z)
             beta = rz_next / rz
             rz = rz_next
+        cg_total += solved
+        if solved == 0:
             for i in range(m):
-                p[i] = z[i] + beta * p[i]
+                x[i] = 0.0
         # Armijo backtracking: the log-posterior must rise (up to its rounding noise)
-        slope = 0.0
-        for i in range(m):
-            slope += g[i] * x[i]
-            start[i] = r[day_lo + i]
+        slope, largest = trial(threaded, bounds, day_lo, 1.0, True, g, x, start, r, part)
         t = 1.0
         accepted = False
         for _ in range(60):
-            for i in range(m):
-                r[day_lo + i] = start[i] + t * x[i]
-            f_trial = log_posterior(
-                unit_lo, unit_hi, unit_day_start, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games
-            )
+            f_trial, gg, rz = evaluate(threaded, bounds, day_lo, e_lo, *data, *blocks)
             if f_trial >= f + 1e-4 * t * slope - 1e-12 * (abs(f) + 1.0):
                 accepted = True
                 break
             t *= 0.5
+            trial(threaded, bounds, day_lo, t, False, g, x, start, r, part)
         if not accepted:  # no rise at floating-point resolution: stay put
             for i in range(m):
                 r[day_lo + i] = start[i]
             return steps, False, cg_total
         f = f_trial
-        largest = 0.0
-        for i in range(m):
-            largest = max(largest, abs(t * x[i]))
+        largest *= t  # max |t·x|: t is a power of 2
         if largest == 0.0:
             return steps, True, cg_total
         if t == 1.0 and largest < previous:
