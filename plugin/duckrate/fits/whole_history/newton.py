@@ -30,11 +30,12 @@ whose threads and blocking would change the rounding).
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
-from numba import prange
 
-from duckrate.core.jit import inlined_kernel, kernel, parallel_kernel
+from duckrate.core.jit import inlined_kernel, kernel
+from duckrate.core.sync import fetch_add, load_acquire, relax, store_release, wait_until
 from duckrate.fits.whole_history.whr import SAFETY
 
 #: The error a step solved to relative residual η leaves, as a multiple of η times the step (the residual
@@ -306,198 +307,180 @@ def trial_chunk(k, bounds, day_lo, t, first, g, x, start, r, part):
             rv[i] = sv[i] + t * xv[i]
 
 
-@parallel_kernel
-def evaluate(
-    threaded,
-    bounds,
-    day_lo,
-    e_lo,
-    r,
-    entry_start,
-    opp_day,
-    score,
-    weight,
-    link,
-    starts,
-    virtual_games,
-    g,
-    a,
-    o,
-    c,
-    inv_pivot,
-    multiplier,
-    z,
-    part,
-):
-    """:func:`evaluate_chunk` on every chunk (on numba's threads when ``threaded``); returns the log-posterior,
-    ``g·g`` and ``g·z``, summed in chunk order."""
-    n = bounds.shape[0] - 1
-    if threaded:
-        for k in prange(n):
-            evaluate_chunk(
-                k,
-                bounds,
-                day_lo,
-                e_lo,
-                r,
-                entry_start,
-                opp_day,
-                score,
-                weight,
-                link,
-                starts,
-                virtual_games,
-                g,
-                a,
-                o,
-                c,
-                inv_pivot,
-                multiplier,
-                z,
-                part,
-            )
-    else:
-        for k in range(n):
-            evaluate_chunk(
-                k,
-                bounds,
-                day_lo,
-                e_lo,
-                r,
-                entry_start,
-                opp_day,
-                score,
-                weight,
-                link,
-                starts,
-                virtual_games,
-                g,
-                a,
-                o,
-                c,
-                inv_pivot,
-                multiplier,
-                z,
-                part,
-            )
-    f = 0.0
-    gg = 0.0
-    gz = 0.0
-    for k in range(n):
-        f += part[k, 0]
-        gg += part[k, 1]
-        gz += part[k, 2]
-    return f, gg, gz
-
-
-@parallel_kernel
-def product(threaded, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part):
-    """:func:`product_chunk` on every chunk; returns ``p·q`` summed in chunk order."""
-    n = bounds.shape[0] - 1
-    if threaded:
-        for k in prange(n):
-            product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part)
-    else:
-        for k in range(n):
-            product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part)
-    total = 0.0
-    for k in range(n):
-        total += part[k, 0]
-    return total
-
-
-@parallel_kernel
-def update(threaded, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part):
-    """:func:`update_chunk` on every chunk; returns ``res·res`` and ``res·z`` summed in chunk order."""
-    n = bounds.shape[0] - 1
-    if threaded:
-        for k in prange(n):
-            update_chunk(k, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part)
-    else:
-        for k in range(n):
-            update_chunk(k, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part)
-    rr = 0.0
-    rz = 0.0
-    for k in range(n):
-        rr += part[k, 0]
-        rz += part[k, 1]
-    return rr, rz
-
-
-@parallel_kernel
-def trial(threaded, bounds, day_lo, t, first, g, x, start, r, part):
-    """:func:`trial_chunk` on every chunk; on the ``first`` trial returns ``g·x`` summed in chunk order and
-    ``max |x|`` (else zeros)."""
-    n = bounds.shape[0] - 1
-    if threaded:
-        for k in prange(n):
-            trial_chunk(k, bounds, day_lo, t, first, g, x, start, r, part)
-    else:
-        for k in range(n):
-            trial_chunk(k, bounds, day_lo, t, first, g, x, start, r, part)
-    slope = 0.0
-    largest = 0.0
-    if first:
-        for k in range(n):
-            slope += part[k, 0]
-            largest = max(largest, part[k, 1])
-    return slope, largest
+# The phases of a Newton solve, each run on every chunk, and the slots of the int64 array ``sync`` that threads
+# share: the phase's number (upper 32 bits) and next unclaimed chunk (lower), the chunks done, the phase's kind,
+# a flag never set (for wait_until), and the chunks the helpers ran (for the tests).
+EVALUATE, PRODUCT, UPDATE, TRIAL, STOP = 0, 1, 2, 3, 4
+CLAIM, DONE, KIND, NEVER, HELPED = 0, 1, 2, 3, 4
+CHUNK_MASK = (1 << 32) - 1
 
 
 @kernel
-def newton_league(
-    unit_lo,
-    unit_hi,
-    unit_day_start,
-    day_step,
-    entry_start,
-    opp_day,
-    score,
-    weight,
-    w2,
-    virtual_games,
-    tol,
-    max_iter,
-    threaded,
-    r,
-):
-    """Newton steps on the ratings of units ``unit_lo .. unit_hi - 1`` (one league; ``r`` updated in place)
-    until converged (see the module docstring) or after ``max_iter`` steps, chunk by chunk on numba's
-    threads when ``threaded`` (the same bits either way). Returns (Newton steps, converged,
-    conjugate-gradient iterations)."""
+def workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2):
+    """The arrays of one league's Newton solve (see :func:`run_chunk`), with no phase open."""
     day_lo = unit_day_start[unit_lo]
     m = unit_day_start[unit_hi] - day_lo
-    e_lo = entry_start[day_lo]
     units = chunk_units(unit_lo, unit_hi, unit_day_start, entry_start)
     n = units.shape[0] - 1
     bounds = np.empty(n + 1, dtype=np.int64)  # the chunks' first days, from the league's first
     for k in range(n + 1):
         bounds[k] = unit_day_start[units[k]] - day_lo
     link, starts = links(unit_lo, unit_hi, unit_day_start, day_step, w2)
-    g = np.empty(m)
-    a = np.empty(m)
-    o = np.empty(m)
-    c = np.empty(entry_start[day_lo + m] - e_lo)
-    inv_pivot = np.empty(m)
-    multiplier = np.empty(m)
-    x = np.empty(m)
-    res = np.empty(m)
-    z = np.empty(m)
-    p = np.empty(m)
-    q = np.empty(m)
-    start = np.empty(m)
-    part = np.empty((n, 3))  # the chunks' parts of the sums
-    data = (r, entry_start, opp_day, score, weight, link, starts, virtual_games)
-    blocks = (g, a, o, c, inv_pivot, multiplier, z, part)
-    f, gg, rz = evaluate(threaded, bounds, day_lo, e_lo, *data, *blocks)
+    n_entries = entry_start[day_lo + m] - entry_start[day_lo]
+    sync = np.zeros(5, dtype=np.int64)
+    sync[CLAIM] = n  # phase 0, every chunk claimed
+    return (
+        bounds,
+        link,
+        starts,
+        np.empty(m),  # g
+        np.empty(m),  # a
+        np.empty(m),  # o
+        np.empty(n_entries),  # c
+        np.empty(m),  # inv_pivot
+        np.empty(m),  # multiplier
+        np.empty(m),  # x
+        np.empty(m),  # res
+        np.empty(m),  # z
+        np.empty(m),  # p
+        np.empty(m),  # q
+        np.empty(m),  # start
+        np.empty((n, 3)),  # part: the chunks' parts of the sums
+        sync,
+        np.zeros(2),  # the phase's scalar and whether it is the first of its kind in a row
+    )
+
+
+@inlined_kernel
+def run_chunk(kind, k, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work):
+    """Chunk k of a phase of ``kind``, with the phase's scalar and flag from ``work``."""
+    bounds, link, starts, g, a, o, c, inv_pivot, multiplier, x, res, z, p, q, start, part, _, phase = work
+    scalar = phase[0]
+    first = phase[1] != 0.0
+    if kind == EVALUATE:
+        evaluate_chunk(
+            k,
+            bounds,
+            day_lo,
+            e_lo,
+            r,
+            entry_start,
+            opp_day,
+            score,
+            weight,
+            link,
+            starts,
+            virtual_games,
+            g,
+            a,
+            o,
+            c,
+            inv_pivot,
+            multiplier,
+            z,
+            part,
+        )
+    elif kind == PRODUCT:
+        product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, scalar, a, o, c, z, p, q, part)
+    elif kind == UPDATE:
+        update_chunk(k, bounds, first, scalar, g, p, q, x, res, inv_pivot, multiplier, z, part)
+    elif kind == TRIAL:
+        trial_chunk(k, bounds, day_lo, scalar, first, g, x, start, r, part)
+
+
+@kernel
+def run_phase(kind, scalar, first, number, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work):
+    """Open phase ``number`` of ``kind`` to the helpers (:func:`newton_help`), run the chunks nobody has
+    claimed yet, and wait until every chunk is done. Returns the chunks' parts of the sums (``work``'s
+    ``part``)."""
+    n = work[0].shape[0] - 1
+    part = work[15]
+    sync = work[16]
+    phase = work[17]
+    store_release(sync, DONE, 0)
+    store_release(sync, KIND, kind)
+    phase[0] = scalar
+    phase[1] = 1.0 if first else 0.0
+    store_release(sync, CLAIM, number << 32)  # publishes the writes above
+    while True:
+        k = fetch_add(sync, CLAIM, 1) & CHUNK_MASK
+        if k >= n:
+            break
+        run_chunk(kind, k, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work)
+        fetch_add(sync, DONE, 1)
+    wait_until(sync, DONE, n, NEVER)
+    return part
+
+
+@kernel
+def newton_help(day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work):
+    """A helper thread of :func:`newton_solve` on the same ``work``: claims and runs chunks of each phase it
+    opens, until it stops. The solve never waits for a helper but for a chunk the helper has claimed."""
+    n = work[0].shape[0] - 1
+    sync = work[16]
+    exhausted = -1  # the last phase seen with every chunk claimed
+    spins = 0
+    while load_acquire(sync, KIND) != STOP:
+        state = load_acquire(sync, CLAIM)
+        if state >> 32 == exhausted or state & CHUNK_MASK >= n:
+            spins = relax(spins)
+            continue
+        claim = fetch_add(sync, CLAIM, 1)
+        k = claim & CHUNK_MASK
+        if k >= n:
+            exhausted = claim >> 32
+            continue
+        # the phase cannot close before this chunk is done: its kind and scalars stay put
+        run_chunk(
+            load_acquire(sync, KIND), k, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work
+        )
+        fetch_add(sync, HELPED, 1)
+        fetch_add(sync, DONE, 1)
+        spins = 0
+
+
+@inlined_kernel
+def sums(part, columns):
+    """The chunks' parts of the first ``columns`` sums added in chunk order."""
+    first = 0.0
+    second = 0.0
+    third = 0.0
+    for k in range(part.shape[0]):
+        first += part[k, 0]
+        if columns > 1:
+            second += part[k, 1]
+        if columns > 2:
+            third += part[k, 2]
+    return first, second, third
+
+
+@kernel
+def newton_solve(
+    unit_lo, unit_hi, unit_day_start, entry_start, opp_day, score, weight, virtual_games, tol, max_iter, r, work
+):
+    """Newton steps on the ratings of units ``unit_lo .. unit_hi - 1`` (one league; ``r`` updated in place)
+    until converged (see the module docstring) or after ``max_iter`` steps, every pass chunk by chunk (with
+    any helper threads running :func:`newton_help` on the same ``work``). Stops the helpers at the end.
+    Returns (Newton steps, converged, conjugate-gradient iterations)."""
+    day_lo = unit_day_start[unit_lo]
+    m = unit_day_start[unit_hi] - day_lo
+    e_lo = entry_start[day_lo]
+    x = work[9]
+    start = work[14]
+    sync = work[16]
+    data = (day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work)
+    number = 1
+    f, gg, rz = sums(run_phase(EVALUATE, 0.0, True, number, *data), 3)
     g0 = 0.0
     previous = math.inf
     steps = 0
     cg_total = 0
+    converged = False
     while steps < max_iter:
         g_norm = math.sqrt(gg)
         if g_norm == 0.0:
-            return steps, True, cg_total
+            converged = True
+            break
         steps += 1
         if g0 == 0.0:
             g0 = g_norm
@@ -507,12 +490,12 @@ def newton_league(
         solved = 0
         beta = 0.0
         for _ in range(10 * m + 100):
-            first = solved == 0
-            pq = product(threaded, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part)
+            number += 1
+            pq = sums(run_phase(PRODUCT, beta, solved == 0, number, *data), 1)[0]
             if not (pq > 0.0 and rz > 0.0):
                 break
-            alpha = rz / pq
-            rr, rz_next = update(threaded, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part)
+            number += 1
+            rr, rz_next, _ = sums(run_phase(UPDATE, rz / pq, solved == 0, number, *data), 2)
             solved += 1
             if math.sqrt(rr) <= target:
                 break
@@ -523,27 +506,80 @@ def newton_league(
             for i in range(m):
                 x[i] = 0.0
         # Armijo backtracking: the log-posterior must rise (up to its rounding noise)
-        slope, largest = trial(threaded, bounds, day_lo, 1.0, True, g, x, start, r, part)
+        number += 1
+        part = run_phase(TRIAL, 1.0, True, number, *data)
+        slope = sums(part, 1)[0]
+        largest = 0.0
+        for k in range(part.shape[0]):
+            largest = max(largest, part[k, 1])
         t = 1.0
         accepted = False
         for _ in range(60):
-            f_trial, gg, rz = evaluate(threaded, bounds, day_lo, e_lo, *data, *blocks)
+            number += 1
+            f_trial, gg, rz = sums(run_phase(EVALUATE, 0.0, True, number, *data), 3)
             if f_trial >= f + 1e-4 * t * slope - 1e-12 * (abs(f) + 1.0):
                 accepted = True
                 break
             t *= 0.5
-            trial(threaded, bounds, day_lo, t, False, g, x, start, r, part)
+            number += 1
+            run_phase(TRIAL, t, False, number, *data)
         if not accepted:  # no rise at floating-point resolution: stay put
             for i in range(m):
                 r[day_lo + i] = start[i]
-            return steps, False, cg_total
+            break
         f = f_trial
         largest *= t  # max |t·x|: t is a power of 2
         if largest == 0.0:
-            return steps, True, cg_total
+            converged = True
+            break
         if t == 1.0 and largest < previous:
             remaining = max(largest * largest * largest / (previous * previous), INEXACT * eta * largest)
             if SAFETY * remaining <= tol:
-                return steps, True, cg_total
+                converged = True
+                break
         previous = largest if t == 1.0 else math.inf
-    return steps, False, cg_total
+    store_release(sync, KIND, STOP)
+    return steps, converged, cg_total
+
+
+@kernel
+def newton_league(
+    unit_lo, unit_hi, unit_day_start, day_step, entry_start, opp_day, score, weight, w2, virtual_games, tol, max_iter, r
+):
+    """:func:`newton_solve` on the calling thread alone. Returns (Newton steps, converged, conjugate-gradient
+    iterations)."""
+    work = workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2)
+    arrays = (unit_day_start, entry_start, opp_day, score, weight)
+    return newton_solve(unit_lo, unit_hi, *arrays, virtual_games, tol, max_iter, r, work)
+
+
+def newton_threaded(
+    unit_lo: int,
+    unit_hi: int,
+    arrays: tuple[np.ndarray, ...],
+    w2: float,
+    virtual_games: float,
+    tol: float,
+    max_iter: int,
+    r: np.ndarray,
+    threads: int,
+) -> tuple[int, bool, int, int]:
+    """:func:`newton_solve` with ``threads - 1`` helper threads (``arrays``: ``unit_day_start, day_step,
+    entry_start, opp_day, score, weight``): the same bits as :func:`newton_league`. Returns (Newton steps,
+    converged, conjugate-gradient iterations, chunks run by the helpers)."""
+    unit_day_start, day_step, entry_start, opp_day, score, weight = arrays
+    work = workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2)
+    day_lo = int(unit_day_start[unit_lo])
+    shared = (day_lo, int(entry_start[day_lo]), r, entry_start, opp_day, score, weight, virtual_games, work)
+    helpers = [threading.Thread(target=newton_help, args=shared, daemon=True) for _ in range(threads - 1)]
+    for helper in helpers:
+        helper.start()
+    try:
+        steps, converged, cg = newton_solve(
+            unit_lo, unit_hi, unit_day_start, entry_start, opp_day, score, weight, virtual_games, tol, max_iter, r, work
+        )
+    finally:
+        work[16][KIND] = STOP  # also when the solve raised
+        for helper in helpers:
+            helper.join()
+    return int(steps), bool(converged), int(cg), int(work[16][HELPED])
