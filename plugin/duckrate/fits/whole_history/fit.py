@@ -5,7 +5,8 @@ the whole history at once (the maximum a posteriori of a dynamic Bradley-Terry m
 prior), as the ``whr`` package (2.2.0) computes it: :mod:`.whr` holds the model, the package's solver
 (per-player Newton steps swept Gauss-Seidel) and the sd, :mod:`.newton` a faster solver of the same
 maximum (Newton's method on all ratings at once), :mod:`.days` the layout, :mod:`.periods` the time steps.
-Each league is an independent fit (in parallel when there are several).
+Each league is an independent fit; :mod:`.leagues` runs them side by side, and a league holding most of the days
+on all threads (the same bits on any number of threads).
 
 Ratings are reported on the display scale, ``1500 + 400/ln10 · r``: the package's Elo plus 1500 (its
 virtual opponent, rated 0 there, sits at 1500 here). ``sd`` is the package's uncertainty (the sd of one
