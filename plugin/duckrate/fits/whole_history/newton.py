@@ -124,8 +124,8 @@ def evaluate_chunk(
     day_lo,
     e_lo,
     r,
-    entry_start,
-    opp_day,
+    offsets,
+    opp,
     score,
     weight,
     link,
@@ -151,14 +151,14 @@ def evaluate_chunk(
     lo = bounds[k]
     n = bounds[k + 1] - lo
     own_r = r[day_lo + lo : day_lo + lo + n]
-    first_entry = entry_start[day_lo + lo]
-    ends = entry_start[day_lo + lo + 1 : day_lo + lo + n + 1]
-    n_entries = entry_start[day_lo + lo + n] - first_entry
-    opp = opp_day[first_entry : first_entry + n_entries]
-    sc = score[first_entry : first_entry + n_entries]
+    first_entry = offsets[lo]
+    ends = offsets[lo + 1 : lo + n + 1]
+    n_entries = offsets[lo + n] - first_entry
+    opponent = opp[first_entry : first_entry + n_entries]
+    sc = score[e_lo + first_entry : e_lo + first_entry + n_entries]
     weighted = weight.shape[0] > 1
-    wt = weight[first_entry : first_entry + n_entries] if weighted else weight[0:1]
-    cv = c[first_entry - e_lo : first_entry - e_lo + n_entries]
+    wt = weight[e_lo + first_entry : e_lo + first_entry + n_entries] if weighted else weight[0:1]
+    cv = c[first_entry : first_entry + n_entries]
     lk = link[lo : lo + n]
     st = starts[lo : lo + n]
     gv = g[lo : lo + n]
@@ -177,7 +177,7 @@ def evaluate_chunk(
         stop = ends[i] - first_entry
         while e < stop:
             # x = own - opponent: P(win) = σ(x) = 1/(1 + ex) or ex/(1 + ex), log σ(x) = min(x, 0) - log(1 + ex)
-            x = own - r[opp[e]]
+            x = own - r[day_lo + opponent[e]]
             ex = math.exp(-abs(x))
             inv = 1.0 / (1.0 + ex)
             win = inv if x >= 0.0 else ex * inv
@@ -224,17 +224,17 @@ def evaluate_chunk(
 
 
 @inlined_kernel
-def product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a, o, c, z, p, q, part):
+def product_chunk(k, bounds, offsets, opp, first, beta, a, o, c, z, p, q, part):
     """The next search direction on chunk k: ``p = z + β p`` and ``q = A p``, as ``A z + β q`` (``p = z``,
     ``q = A z`` on the ``first``), so that ``z`` is the only vector read across chunks. Into ``part[k, 0]``:
     the chunk's part of ``p·q``."""
     lo = bounds[k]
     n = bounds[k + 1] - lo
-    first_entry = entry_start[day_lo + lo]
-    ends = entry_start[day_lo + lo + 1 : day_lo + lo + n + 1]
-    n_entries = entry_start[day_lo + lo + n] - first_entry
-    opp = opp_day[first_entry : first_entry + n_entries]
-    cv = c[first_entry - e_lo : first_entry - e_lo + n_entries]
+    first_entry = offsets[lo]
+    ends = offsets[lo + 1 : lo + n + 1]
+    n_entries = offsets[lo + n] - first_entry
+    opponent = opp[first_entry : first_entry + n_entries]
+    cv = c[first_entry : first_entry + n_entries]
     av = a[lo : lo + n]
     ov = o[lo : lo + n]
     zv = z[lo : lo + n]
@@ -250,7 +250,7 @@ def product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, beta, a,
             v += ov[i] * zv[i + 1]
         stop = ends[i] - first_entry
         while e < stop:
-            v -= cv[e] * z[opp[e] - day_lo]
+            v -= cv[e] * z[opponent[e]]
             e += 1
         if first:
             pv[i] = zv[i]
@@ -323,8 +323,10 @@ CHUNK_MASK = (1 << 32) - 1
 
 
 @kernel
-def workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2):
-    """The arrays of one league's Newton solve (see :func:`run_chunk`), with no phase open."""
+def workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, opp_day, w2):
+    """The arrays of one league's Newton solve (see :func:`run_chunk`), with no phase open. Days and entries
+    are numbered from the league's first (``offsets``: each day's first entry, ``opp``: each entry's
+    opponent's day), as int32, which halves what a pass reads of them."""
     day_lo = unit_day_start[unit_lo]
     m = unit_day_start[unit_hi] - day_lo
     units = chunk_units(unit_lo, unit_hi, unit_day_start, entry_start)
@@ -333,7 +335,14 @@ def workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2):
     for k in range(n + 1):
         bounds[k] = unit_day_start[units[k]] - day_lo
     link, starts = links(unit_lo, unit_hi, unit_day_start, day_step, w2)
-    n_entries = entry_start[day_lo + m] - entry_start[day_lo]
+    e_lo = entry_start[day_lo]
+    n_entries = entry_start[day_lo + m] - e_lo
+    offsets = np.empty(m + 1, dtype=np.int32)
+    for i in range(m + 1):
+        offsets[i] = entry_start[day_lo + i] - e_lo
+    opp = np.empty(n_entries, dtype=np.int32)
+    for e in range(n_entries):
+        opp[e] = opp_day[e_lo + e] - day_lo
     sync = np.zeros(5, dtype=np.int64)
     sync[CLAIM] = n  # phase 0, every chunk claimed
     return (
@@ -355,13 +364,15 @@ def workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2):
         np.empty((n, 3)),  # part: the chunks' parts of the sums
         sync,
         np.zeros(2),  # the phase's scalar and whether it is the first of its kind in a row
+        offsets,
+        opp,
     )
 
 
 @inlined_kernel
-def run_chunk(kind, k, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work):
+def run_chunk(kind, k, day_lo, e_lo, r, score, weight, virtual_games, work):
     """Chunk k of a phase of ``kind``, with the phase's scalar and flag from ``work``."""
-    bounds, link, starts, g, a, o, c, inv_pivot, multiplier, x, res, z, p, q, start, part, _, phase = work
+    bounds, link, starts, g, a, o, c, inv_pivot, multiplier, x, res, z, p, q, start, part, _, phase, offsets, opp = work
     scalar = phase[0]
     first = phase[1] != 0.0
     if kind == EVALUATE:
@@ -371,8 +382,8 @@ def run_chunk(kind, k, day_lo, e_lo, r, entry_start, opp_day, score, weight, vir
             day_lo,
             e_lo,
             r,
-            entry_start,
-            opp_day,
+            offsets,
+            opp,
             score,
             weight,
             link,
@@ -388,7 +399,7 @@ def run_chunk(kind, k, day_lo, e_lo, r, entry_start, opp_day, score, weight, vir
             part,
         )
     elif kind == PRODUCT:
-        product_chunk(k, bounds, day_lo, e_lo, entry_start, opp_day, first, scalar, a, o, c, z, p, q, part)
+        product_chunk(k, bounds, offsets, opp, first, scalar, a, o, c, z, p, q, part)
     elif kind == UPDATE:
         update_chunk(k, bounds, first, scalar, g, p, q, x, res, inv_pivot, multiplier, z, part)
     elif kind == TRIAL:
@@ -396,7 +407,7 @@ def run_chunk(kind, k, day_lo, e_lo, r, entry_start, opp_day, score, weight, vir
 
 
 @kernel
-def run_phase(kind, scalar, first, number, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work):
+def run_phase(kind, scalar, first, number, day_lo, e_lo, r, score, weight, virtual_games, work):
     """Open phase ``number`` of ``kind`` to the helpers (:func:`newton_helper`), run the chunks nobody has
     claimed yet, and wait until every chunk is done. Returns the chunks' parts of the sums (``work``'s
     ``part``)."""
@@ -413,14 +424,14 @@ def run_phase(kind, scalar, first, number, day_lo, e_lo, r, entry_start, opp_day
         k = fetch_add(sync, CLAIM, 1) & CHUNK_MASK
         if k >= n:
             break
-        run_chunk(kind, k, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work)
+        run_chunk(kind, k, day_lo, e_lo, r, score, weight, virtual_games, work)
         fetch_add(sync, DONE, 1)
     wait_until(sync, DONE, n, NEVER)
     return part
 
 
 @kernel
-def newton_helper(day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work):
+def newton_helper(day_lo, e_lo, r, score, weight, virtual_games, work):
     """A helper thread of :func:`newton_solve` on the same ``work``: claims and runs chunks of each phase it
     opens, until it stops. The solve never waits for a helper but for a chunk the helper has claimed."""
     n = work[0].shape[0] - 1
@@ -438,9 +449,7 @@ def newton_helper(day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_
             exhausted = claim >> 32
             continue
         # the phase cannot close before this chunk is done: its kind and scalars stay put
-        run_chunk(
-            load_acquire(sync, KIND), k, day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work
-        )
+        run_chunk(load_acquire(sync, KIND), k, day_lo, e_lo, r, score, weight, virtual_games, work)
         fetch_add(sync, HELPED, 1)
         fetch_add(sync, DONE, 1)
         spins = 0
@@ -462,9 +471,7 @@ def sums(part, columns):
 
 
 @kernel
-def newton_solve(
-    unit_lo, unit_hi, unit_day_start, entry_start, opp_day, score, weight, virtual_games, tol, max_iter, r, work
-):
+def newton_solve(unit_lo, unit_hi, unit_day_start, entry_start, score, weight, virtual_games, tol, max_iter, r, work):
     """Newton steps on the ratings of units ``unit_lo .. unit_hi - 1`` (one league; ``r`` updated in place)
     until converged (see the module docstring) or after ``max_iter`` steps, every pass chunk by chunk (with
     any helper threads running :func:`newton_helper` on the same ``work``). Stops the helpers at the end.
@@ -475,7 +482,7 @@ def newton_solve(
     x = work[9]
     start = work[14]
     sync = work[16]
-    data = (day_lo, e_lo, r, entry_start, opp_day, score, weight, virtual_games, work)
+    data = (day_lo, e_lo, r, score, weight, virtual_games, work)
     number = 1
     f, gg, rz = sums(run_phase(EVALUATE, 0.0, True, number, *data), 3)
     g0 = 0.0
@@ -555,8 +562,8 @@ def newton_league(
 ):
     """:func:`newton_solve` on the calling thread alone. Returns (Newton steps, converged, conjugate-gradient
     iterations)."""
-    work = workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2)
-    arrays = (unit_day_start, entry_start, opp_day, score, weight)
+    work = workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, opp_day, w2)
+    arrays = (unit_day_start, entry_start, score, weight)
     return newton_solve(unit_lo, unit_hi, *arrays, virtual_games, tol, max_iter, r, work)
 
 
@@ -575,15 +582,15 @@ def newton_threaded(
     entry_start, opp_day, score, weight``): the same bits as :func:`newton_league`. Returns (Newton steps,
     converged, conjugate-gradient iterations, chunks run by the helpers)."""
     unit_day_start, day_step, entry_start, opp_day, score, weight = arrays
-    work = workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, w2)
+    work = workspace(unit_lo, unit_hi, unit_day_start, day_step, entry_start, opp_day, w2)
     day_lo = int(unit_day_start[unit_lo])
-    shared = (day_lo, int(entry_start[day_lo]), r, entry_start, opp_day, score, weight, virtual_games, work)
+    shared = (day_lo, int(entry_start[day_lo]), r, score, weight, virtual_games, work)
     helpers = [threading.Thread(target=newton_helper, args=shared, daemon=True) for _ in range(threads - 1)]
     for helper in helpers:
         helper.start()
     try:
         steps, converged, cg = newton_solve(
-            unit_lo, unit_hi, unit_day_start, entry_start, opp_day, score, weight, virtual_games, tol, max_iter, r, work
+            unit_lo, unit_hi, unit_day_start, entry_start, score, weight, virtual_games, tol, max_iter, r, work
         )
     finally:
         work[16][KIND] = STOP  # also when the solve raised
