@@ -15,7 +15,11 @@ gradient, A's blocks and their factors are computed in one pass at each trial po
 Convergence: after a full step ``s`` (the largest change of any rating) following a step ``s'``, the
 distance left to the optimum is estimated as ``max(s³/s'², 10·η·s)``: quadratic convergence (``s_next ≈
 C s²`` with ``C = s/s'²``) and the inexact solve (:data:`INEXACT`). The fit stops when
-:data:`.whr.SAFETY` (10) times that is at most ``tol``.
+:data:`.whr.SAFETY` (10) times that is at most ``tol``. When the solve has reached its η and the step it
+has so far would pass the first part of that test but not the second, the conjugate gradients go on to the
+η the test asks for (a tenth below it), and that η counts: a few more iterations instead of another Newton
+step (measured on synthetic histories of 60k to 200k player-days: 8 Newton steps instead of 9, 20-30% fewer
+iterations; on the tennis-sized history one more iteration, and the test passed with room instead of by 3%).
 
 Chunks and threads: the league's days are cut, at player boundaries, into chunks of about
 :data:`CHUNK_WORK` days and game sides (:func:`chunk_units`: the cuts depend on the league alone). The
@@ -265,8 +269,8 @@ def product_chunk(k, bounds, offsets, opp, first, beta, a, o, c, z, p, q, part):
 @inlined_kernel
 def update_chunk(k, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier, z, part):
     """One conjugate-gradient update on chunk k: ``x += α p``, ``res -= α q`` (from ``x = 0``, ``res = g`` on
-    the ``first``), then ``z = M⁻¹ res``. Into ``part[k, :2]``: the chunk's parts of ``res·res`` and
-    ``res·z``."""
+    the ``first``), then ``z = M⁻¹ res``. Into ``part[k]``: the chunk's parts of ``res·res`` and ``res·z``,
+    and its ``max |x|``."""
     lo = bounds[k]
     hi = bounds[k + 1]
     pv = p[lo:hi]
@@ -274,18 +278,22 @@ def update_chunk(k, bounds, first, alpha, g, p, q, x, res, inv_pivot, multiplier
     xv = x[lo:hi]
     rv = res[lo:hi]
     rr = 0.0
+    largest = 0.0
     if first:
         gv = g[lo:hi]
         for i in range(hi - lo):
             xv[i] = alpha * pv[i]
             rv[i] = gv[i] - alpha * qv[i]
             rr += rv[i] * rv[i]
+            largest = max(largest, abs(xv[i]))
     else:
         for i in range(hi - lo):
             xv[i] += alpha * pv[i]
             rv[i] -= alpha * qv[i]
             rr += rv[i] * rv[i]
+            largest = max(largest, abs(xv[i]))
     part[k, 0] = rr
+    part[k, 2] = largest
     part[k, 1] = precondition(inv_pivot[lo:hi], multiplier[lo:hi], rv, z[lo:hi])
 
 
@@ -499,7 +507,6 @@ def newton_solve(unit_lo, unit_hi, unit_day_start, entry_start, score, weight, v
         if g0 == 0.0:
             g0 = g_norm
         eta = min(0.5, math.sqrt(g_norm / g0))
-        target = eta * g_norm
         # preconditioned conjugate gradients on A x = g from x = 0, z = M⁻¹g from the evaluation
         solved = 0
         beta = 0.0
@@ -509,10 +516,21 @@ def newton_solve(unit_lo, unit_hi, unit_day_start, entry_start, score, weight, v
             if not (pq > 0.0 and rz > 0.0):
                 break
             number += 1
-            rr, rz_next, _ = sums(run_phase(UPDATE, rz / pq, solved == 0, number, *data), 2)
+            part = run_phase(UPDATE, rz / pq, solved == 0, number, *data)
+            rr, rz_next, _ = sums(part, 2)
             solved += 1
-            if math.sqrt(rr) <= target:
-                break
+            if math.sqrt(rr) <= eta * g_norm:
+                # Would a full step this long end the fit but for the solve's residual? Then solve on to the
+                # residual the stop rule asks for, cheaper than another Newton step.
+                step = 0.0
+                for k in range(part.shape[0]):
+                    step = max(step, part[k, 2])
+                if previous == math.inf or step >= previous or SAFETY * step**3 / previous**2 > tol:
+                    break
+                final = 0.9 * tol / (SAFETY * INEXACT * step)  # a tenth below the rule's bound, for rounding
+                if final >= eta:
+                    break
+                eta = final
             beta = rz_next / rz
             rz = rz_next
         cg_total += solved
