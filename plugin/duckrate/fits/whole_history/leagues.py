@@ -26,20 +26,7 @@ THREADED_MIN_DAYS = 50_000
 
 @kernel
 def solve_league(
-    newton,
-    lo,
-    hi,
-    unit_day_start,
-    day_step,
-    entry_start,
-    opp_day,
-    score,
-    weight,
-    w2,
-    virtual_games,
-    tol,
-    max_iter,
-    r,
+    newton, lo, hi, unit_day_start, day_step, entry_start, opp_day, score, weight, w2, virtual_games, tol, max_iter, r
 ):
     """The league of players ``lo:hi`` by Newton's method (:func:`.newton.newton_league`) or, without
     ``newton``, the package's sweeps (:func:`.whr.sweep_league`), on the calling thread, from and into ``r``.
