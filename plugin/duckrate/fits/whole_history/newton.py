@@ -53,8 +53,8 @@ from duckrate.fits.whole_history.whr import SAFETY
 #: bounds the error only up to the square root of the preconditioned condition number; measured: ~3).
 INEXACT = 10.0
 #: A chunk holds whole players, about this many days plus game sides (it closes at the first player
-#: boundary past it): small enough that two threads get even shares of a large league, large enough that a
-#: chunk's work (~0.1 ms per pass) dwarfs its scheduling.
+#: boundary past it): small enough that the threads finish a phase close together, large enough that a
+#: chunk's work (0.03 to 0.2 ms per phase, measured) dwarfs claiming it (two atomic adds).
 CHUNK_WORK = 1 << 14
 
 
