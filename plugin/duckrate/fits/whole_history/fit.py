@@ -31,6 +31,7 @@ from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_N
 from duckrate.fits.bradley_terry.uncertainty import Z_95
 from duckrate.fits.whole_history.days import PlayerDays, player_days
 from duckrate.fits.whole_history.leagues import solve_all
+from duckrate.fits.whole_history.newton import newton_threaded
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
 from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
 from duckrate.fits.whole_history.whr import variances
@@ -95,6 +96,18 @@ def solve(days: PlayerDays, params: dict):
         league_of_day = np.searchsorted(days.league_unit_start, days.day_unit, side="right") - 1
         converged = converged & (np.bincount(league_of_day[runaway], minlength=n_leagues) == 0)
     return r, variance, iterations, converged
+
+
+def compile_helpers(matches: pl.DataFrame) -> None:
+    """Run the Newton solve with one helper thread over ``matches`` (a few steps), so that the kernels only a
+    league past :data:`.leagues.THREADED_MIN_DAYS` runs are compiled and cached too (``duckrate warm``)."""
+    columns = columns_from_polars(matches)
+    prepared = prepare_matches(columns)
+    period = resolve_period(None, columns["played_at"].type)
+    days = player_days(prepared, time_steps(prepared.time_key, prepared.time_unit, period))
+    arrays = (days.unit_day_start, days.day_step, days.entry_start, days.opp_day, days.score, days.weight)
+    bounds = (int(days.league_unit_start[0]), int(days.league_unit_start[1]))
+    newton_threaded(*bounds, arrays, 1.0, 2.0, 1e-6, 3, np.zeros(days.n_days), 2)
 
 
 def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pa.Table:
