@@ -14,6 +14,7 @@ from scipy.optimize import minimize
 
 import duckrate
 from duckrate import DuckrateInputError
+from duckrate.fits.whole_history import leagues, newton
 from duckrate.synthetic import generate_matches
 
 POINTS = 400.0 / math.log(10.0)  # rating points per natural unit
@@ -494,3 +495,41 @@ def test_no_finite_maximum_without_virtual_games(method):
     )
     assert not duckrate.whr_fit(frame, virtual_games=0, method=method, max_iterations=200)["converged"].any()
     assert duckrate.whr_fit(frame, method=method)["converged"].all()
+
+
+@pytest.mark.parametrize("threads", [2, 3, 4])
+def test_threads_give_the_same_bits(monkeypatch, threads):
+    """A league solved with helper threads (chunks claimed by whichever thread comes first, every sum in chunk
+    order), alone and beside smaller leagues solved side by side: the one-thread fit, bit for bit, over a
+    league of several chunks."""
+    big = history(20_000, 500, seed=31, hours_between=3.0).with_columns(pl.lit("big").alias("league"))
+    small = [
+        history(n, 30, seed=32 + i, hours_between=5.0).with_columns(
+            pl.lit(f"small{i}").alias("league"), pl.col("match_id") + 100_000 * (i + 1)
+        )
+        for i, n in enumerate((3000, 1000))
+    ]
+    several = pl.concat([big, *small])
+    monkeypatch.setattr(leagues.numba, "get_num_threads", lambda: 1)
+    one = [duckrate.whr_fit(frame) for frame in (big, several)]
+    assert one[0].height > 2 * newton.CHUNK_WORK  # several chunks (of days and game sides)
+    helped = []
+
+    def spy(*args):
+        result = newton.newton_threaded(*args)
+        helped.append(result[-1])
+        return result
+
+    monkeypatch.setattr(leagues, "newton_threaded", spy)
+    monkeypatch.setattr(leagues, "THREADED_MIN_DAYS", 0)
+    monkeypatch.setattr(leagues.numba, "get_num_threads", lambda: threads)
+    for _ in range(20):  # until the helpers have run chunks (at once, unless the machine is very busy)
+        for expected, frame in zip(one, (big, several), strict=True):
+            result = duckrate.whr_fit(frame)
+            assert result.equals(expected) and expected["converged"].all()
+            for column in ("rating", "sd"):
+                bits = result[column].to_numpy().view(np.int64)
+                assert np.array_equal(bits, expected[column].to_numpy().view(np.int64))
+        if min(helped[-2:]) > 0:
+            break
+    assert min(helped[-2:]) > 0, helped

@@ -1,5 +1,6 @@
 """Flags two kernel threads share: a store that publishes everything written before it, a load that sees
-everything published before the flag it reads, and a polite spin until a flag is set.
+everything published before the flag it reads, an atomic add (for threads that claim work from a shared
+counter), and a polite spin until a flag is set.
 
 For kernels that run side by side in Python threads (numba releases the GIL) and hand work over through an
 int64 array of flags: the writer stores its results, then ``store_release(flags, i, 1)``; the reader waits
@@ -54,6 +55,20 @@ def store_release(typingctx, flags, index, value):
 
 
 @intrinsic
+def fetch_add(typingctx, flags, index, value):
+    """``flags[index] += value`` (int64 array) in one atomic step, with acquire and release ordering; returns
+    the value before the add."""
+    if not (isinstance(flags, types.Array) and flags.dtype == types.int64):
+        return None
+
+    def codegen(context, builder, sig, args):
+        pointer = _element_pointer(context, builder, sig.args[0], args[0], args[1], sig.args[1])
+        return builder.atomic_rmw("add", pointer, context.cast(builder, args[2], sig.args[2], types.int64), "acq_rel")
+
+    return types.int64(flags, index, value), codegen
+
+
+@intrinsic
 def _sched_yield(typingctx):
     """The C library's ``sched_yield()`` (declared by name, so cached kernels link it in any process)."""
 
@@ -64,6 +79,17 @@ def _sched_yield(typingctx):
         return context.get_dummy_value()
 
     return types.none(), codegen
+
+
+@inlined_kernel
+def relax(spins):
+    """One turn of a polite spin: the turns so far plus one, or 0 after giving the core away
+    (``sched_yield``) every :data:`SPINS_BEFORE_YIELD` turns."""
+    spins += 1
+    if spins >= SPINS_BEFORE_YIELD:
+        _sched_yield()
+        return 0
+    return spins
 
 
 @inlined_kernel

@@ -138,6 +138,7 @@ def warm(log=print, fresh: bool = False) -> float:
     import duckdb
 
     from duckrate import register
+    from duckrate.fits.whole_history.fit import compile_helpers
     from duckrate.synthetic import generate_contests, generate_matches, generate_team_matches
 
     if fresh:
@@ -158,6 +159,7 @@ def warm(log=print, fresh: bool = False) -> float:
     con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
     for sql in replay_calls():
         con.execute(sql).fetchall()
+    compile_helpers(matches)  # whr_fit's helper threads, which only a large league gets
     con.execute("CREATE TABLE r AS " + _replays_union(SYSTEMS.of(MATCHES), "m"))
     con.execute("CREATE TABLE cr AS " + _replays_union(SYSTEMS.of(CONTEST_RESULTS), "c"))
     con.execute("CREATE TABLE tr AS " + _replays_union(SYSTEMS.of(TEAM_RESULTS), "t"))

@@ -5,7 +5,8 @@ the whole history at once (the maximum a posteriori of a dynamic Bradley-Terry m
 prior), as the ``whr`` package (2.2.0) computes it: :mod:`.whr` holds the model, the package's solver
 (per-player Newton steps swept Gauss-Seidel) and the sd, :mod:`.newton` a faster solver of the same
 maximum (Newton's method on all ratings at once), :mod:`.days` the layout, :mod:`.periods` the time steps.
-Each league is an independent fit (in parallel when there are several).
+Each league is an independent fit; :mod:`.leagues` runs them side by side, and a league holding most of the days
+on all threads (the same bits on any number of threads).
 
 Ratings are reported on the display scale, ``1500 + 400/ln10 · r``: the package's Elo plus 1500 (its
 virtual opponent, rated 0 there, sits at 1500 here). ``sd`` is the package's uncertainty (the sd of one
@@ -29,7 +30,8 @@ from duckrate.core.protocol import Fit
 from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_NATURAL
 from duckrate.fits.bradley_terry.uncertainty import Z_95
 from duckrate.fits.whole_history.days import PlayerDays, player_days
-from duckrate.fits.whole_history.leagues import solve_league, solve_leagues
+from duckrate.fits.whole_history.leagues import solve_all
+from duckrate.fits.whole_history.newton import newton_threaded
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
 from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
 from duckrate.fits.whole_history.whr import variances
@@ -101,20 +103,27 @@ def solve(days: PlayerDays, params: dict, initial: np.ndarray | None = None):
     r = np.zeros(days.n_days) if initial is None else np.array(initial, dtype=np.float64)
     if r.shape != (days.n_days,):
         raise ValueError(f"solve: initial has shape {r.shape}; expected ({days.n_days},), one rating per day")
-    if n_leagues == 1:  # no parallel region for one league
-        bounds = (days.league_unit_start[0], days.league_unit_start[1])
-        count, done = solve_league(newton, *bounds, *arrays, w2, virtual_games, tol, max_iterations, r)
-        iterations, converged = np.array([count], dtype=np.int64), np.array([done])
-    else:
-        iterations, converged = solve_leagues(
-            newton, days.league_unit_start, *arrays, w2, virtual_games, tol, max_iterations, r
-        )
+    r, iterations, converged = solve_all(
+        newton, days.league_unit_start, arrays, w2, virtual_games, tol, max_iterations, r
+    )
     variance = variances(days.unit_day_start, r, *arrays[1:], w2, virtual_games)
     runaway = np.abs(r) > RUNAWAY
     if runaway.any():  # no finite maximum (possible only without virtual games): not converged, whatever the rule
         league_of_day = np.searchsorted(days.league_unit_start, days.day_unit, side="right") - 1
         converged = converged & (np.bincount(league_of_day[runaway], minlength=n_leagues) == 0)
     return r, variance, iterations, converged
+
+
+def compile_helpers(matches: pl.DataFrame) -> None:
+    """Run the Newton solve with one helper thread over ``matches`` (a few steps), so that the kernels only a
+    league past :data:`.leagues.THREADED_MIN_DAYS` runs are compiled and cached too (``duckrate warm``)."""
+    columns = columns_from_polars(matches)
+    prepared = prepare_matches(columns)
+    period = resolve_period(None, columns["played_at"].type)
+    days = player_days(prepared, time_steps(prepared.time_key, prepared.time_unit, period))
+    arrays = (days.unit_day_start, days.day_step, days.entry_start, days.opp_day, days.score, days.weight)
+    bounds = (int(days.league_unit_start[0]), int(days.league_unit_start[1]))
+    newton_threaded(*bounds, arrays, 1.0, 2.0, 1e-6, 3, np.zeros(days.n_days), 2)
 
 
 def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pa.Table:
