@@ -1,7 +1,8 @@
 -- Every system's rating of each player over time, for dashboards: one row per (league, system, player, time
 -- step at which the player played). Replays (the systems of var('duckrate_systems')): the rating and sd after
 -- the player's last match of the step; whr_fit and ttt_fit: the smoothed value at the step (whr_ratings,
--- ttt_ratings). Steps: var('duckrate_history_period') (null: days), the fits' own.
+-- ttt_ratings; those of var('duckrate_history_fits')). Steps: var('duckrate_history_period') (null: days), the
+-- fits' own.
 {%- set played_at_type = duckrate._column_type(ref('stg_matches'), 'played_at') %}
 {%- set integer_steps = played_at_type is not none and played_at_type | upper in
     ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT'] %}
@@ -25,11 +26,9 @@ select league, system, player, period_start, step,
     arg_max(rating, seq) as rating, arg_max(sd, seq) as sd, count(*) as games
 from stepped
 group by league, system, player, period_start, step
+{%- for fit in duckrate._history_fits() %}
 union all
-select league, 'whr_fit' as system, player, period_start, case when period_start is null then step end as step,
+select league, '{{ fit }}' as system, player, period_start, case when period_start is null then step end as step,
     rating, sd, games
-from {{ ref('whr_ratings') }}
-union all
-select league, 'ttt_fit' as system, player, period_start, case when period_start is null then step end as step,
-    rating, sd, games
-from {{ ref('ttt_ratings') }}
+from {{ ref(fit | replace('_fit', '_ratings')) }}
+{%- endfor %}
