@@ -180,6 +180,8 @@ def main(argv: list[str] | None = None) -> int:
     warm_parser.add_argument(
         "--fresh", action="store_true", help="delete the cached kernels first (after an upgrade or a source edit)"
     )
+    warm_parser.add_argument("--jobs", type=int, default=None, help="processes (default: 2 with two cores or more)")
+    warm_parser.add_argument("--part", choices=("matches", "groups"), help=argparse.SUPPRESS)
     generate = commands.add_parser(
         "generate", help="write the files generated from the registries (docs/reference.md, the dbt system lists)"
     )
@@ -202,9 +204,12 @@ def main(argv: list[str] | None = None) -> int:
         print(f"Report: {write_report(args.warehouse, args.out)}")
         return 0
     if args.command == "warm":
-        from duckrate.tools.warm import warm
+        from duckrate.tools.warm import warm, warm_part
 
-        warm(fresh=args.fresh)
+        if args.part is not None:  # one half of a warm-up another process runs
+            warm_part(args.part)
+        else:
+            warm(fresh=args.fresh, jobs=args.jobs)
         return 0
     if args.command == "generate":
         from duckrate.tools.generate import generated_files

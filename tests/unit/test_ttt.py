@@ -91,7 +91,7 @@ def test_equals_the_package_at_convergence():
 def test_the_coarse_correction_reaches_the_packages_fixed_point_in_fewer_iterations(gamma):
     """accelerate (the default) against the package run to a step of 1e-11: the same fixed point; with drift
     the blocks' correction, without it the one common level."""
-    frame = history(80, 8, 2.0, seed=7)
+    frame = history(40, 6, 2.0, seed=7)
     reference, done = package_fit(frame, 1e-11, 20_000, p_draw=0.2, gamma=gamma)
     result = duckrate.ttt_fit(frame, p_draw=0.2, gamma=gamma, epsilon=1e-11, iterations=20_000)
     assert result["converged"].all()

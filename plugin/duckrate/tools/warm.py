@@ -1,13 +1,17 @@
 """Fill numba's on-disk cache ahead of use: ``duckrate warm`` (``make``'s install step runs it).
 
-duckrate's kernels compile on first use and are cached beside the package (see :mod:`._numba`), so only the
+duckrate's kernels compile on first use and are cached beside the package (see :mod:`duckrate.core.jit`), so only the
 first process after an install pays for compiling them (several seconds per macro). :func:`warm` calls every
-SQL macro once over a few thousand generated rows, in one process, so that a fresh install's first real
-call loads compiled code instead. Running it again costs a few seconds and changes nothing.
+SQL macro once over a few thousand generated rows, in two processes at once (the systems over matches and
+the fits in one, contests and team matches in the other), so that a fresh install's first real call loads
+compiled code instead. Running it again costs a few seconds and changes nothing.
 """
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 import time
 
 from duckrate.core.contests import CONTEST_RESULTS
@@ -54,12 +58,15 @@ FIT_CALLS = (
     "SELECT count(*) FROM ttt_fit('m', p_draw := 0.1, iterations := 3)",
     "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
 )
-MART_CALLS = (
+#: The marts over the replays of matches (``r``), of contests (``cr``) and of team matches (``tr``).
+MATCH_MART_CALLS = (
     "SELECT count(*) FROM leaderboard('r')",
     "SELECT count(*) FROM calibration_bins('r')",
     "SELECT count(*) FROM calibration_summary('r')",
     "SELECT count(*) FROM loss_curve('r')",
     "SELECT count(*) FROM loss_by_gap('r')",
+)
+GROUP_MART_CALLS = (
     "SELECT count(*) FROM contest_leaderboard('cr')",
     "SELECT count(*) FROM contest_metrics('cr')",
     "SELECT count(*) FROM contest_metrics('cr', definition := 'all_contests')",
@@ -67,29 +74,31 @@ MART_CALLS = (
     "SELECT count(*) FROM team_match_forecasts('tr')",
     "SELECT count(*) FROM team_metrics('tr')",
 )
+#: Each input shape's tables: its rows, the union of its systems' replays, and its ``tune`` macro.
+SHAPE_TABLES = (
+    (MATCHES, "m", "r", "tune"),
+    (CONTEST_RESULTS, "c", "cr", "tune_contests"),
+    (TEAM_RESULTS, "t", "tr", "tune_teams"),
+)
 
 
-def replay_calls() -> tuple[str, ...]:
-    """Every registered system's replay, state and both, over its input table (``m``: matches, ``c``:
-    contest results, ``t``: team results), and the fits and tests."""
-    return (
-        _replay_calls(SYSTEMS.of(MATCHES), "m")
-        + FIT_CALLS
-        + _replay_calls(SYSTEMS.of(CONTEST_RESULTS), "c")
-        + _replay_calls(SYSTEMS.of(TEAM_RESULTS), "t")
-    )
+def match_calls() -> tuple[str, ...]:
+    """Every system over matches (its replay, state and both, over ``m``), and the fits and tests."""
+    return _replay_calls(SYSTEMS.of(MATCHES), "m") + FIT_CALLS
 
 
-def tune_calls() -> tuple[str, ...]:
-    """``tune`` once per family, with a two-value grid of each first system's first grid parameter."""
+def group_calls() -> tuple[str, ...]:
+    """Every contest system over ``c`` and team system over ``t``: its replay, state and both."""
+    return _replay_calls(SYSTEMS.of(CONTEST_RESULTS), "c") + _replay_calls(SYSTEMS.of(TEAM_RESULTS), "t")
+
+
+def tune_calls(shapes=(MATCHES, CONTEST_RESULTS, TEAM_RESULTS)) -> tuple[str, ...]:
+    """``tune`` once per family of ``shapes``, with a two-value grid of each first system's first grid
+    parameter."""
     calls = []
-    for shape, table, macro in (
-        (MATCHES, "m", "tune"),
-        (CONTEST_RESULTS, "c", "tune_contests"),
-        (TEAM_RESULTS, "t", "tune_teams"),
-    ):
+    for shape, table, _, macro in SHAPE_TABLES:
         system = next((system for system in SYSTEMS.of(shape) if system.grid), None)
-        if system is not None:
+        if shape in shapes and system is not None:
             name, values = next(iter(system.grid.items()))
             calls.append(
                 f"SELECT count(*) FROM {macro}('{system.name}', '{table}', grid := {{'{name}': {list(values)[:2]}}})"
@@ -101,7 +110,7 @@ def tune_calls() -> tuple[str, ...]:
 TEAM_FORECASTS = ("predict_win", "predict_rank", "predict_draw", "match_quality")
 
 
-def forecast_calls() -> tuple[str, ...]:
+def match_forecast_calls() -> tuple[str, ...]:
     """The forecasts (win_probability, win_matrix): each system's over the replays (table ``r``) or over its
     saved state (tables ``s_<system>``, made by :func:`warm`), and each fit's (table ``fit_<name>``)."""
     calls = []
@@ -114,10 +123,17 @@ def forecast_calls() -> tuple[str, ...]:
     first = next((s for s in SYSTEMS.of(MATCHES) if s.forecast is not None and not s.forecast.from_state), None)
     if first is not None:
         calls.append(f"SELECT count(*) FROM win_probability('r', 'p000001', 'p000002', system := '{first.name}')")
-    calls += [f"SELECT count(*) FROM win_matrix('fit_{fit.name}', top := 5)" for fit in FITS if fit.forecast]
+    return tuple(calls) + tuple(
+        f"SELECT count(*) FROM win_matrix('fit_{fit.name}', top := 5)" for fit in FITS if fit.forecast
+    )
+
+
+def team_forecast_calls() -> tuple[str, ...]:
+    """Each team system's forecasts and team balancing, from its saved state (table ``ts_<system>``)."""
     teams = "[['p000001', 'p000002'], ['p000003', 'p000004'], ['p000005']]"
     players = "['p000001', 'p000002', 'p000003', 'p000004']"
-    for system in SYSTEMS.of(TEAM_RESULTS):  # each team system's forecasts, from its saved state
+    calls = []
+    for system in SYSTEMS.of(TEAM_RESULTS):
         table = f"ts_{system.name}"
         calls += [f"SELECT count(*) FROM {macro}('{table}', {teams})" for macro in TEAM_FORECASTS]
         calls.append(f"SELECT count(*) FROM balance_teams('{table}', {players})")
@@ -128,44 +144,48 @@ def called_macros() -> set[str]:
     """Names of the table macros :func:`warm` calls."""
     import re
 
-    calls = replay_calls() + MART_CALLS + tune_calls() + forecast_calls()
+    calls = (
+        match_calls()
+        + group_calls()
+        + MATCH_MART_CALLS
+        + GROUP_MART_CALLS
+        + tune_calls()
+        + match_forecast_calls()
+        + team_forecast_calls()
+    )
     return {name for sql in calls for name in re.findall(r"FROM (\w+)\(", sql)}
 
 
-def warm(log=print, fresh: bool = False) -> float:
-    """Run every macro once over small generated tables; returns the seconds it took. ``fresh``: delete
-    the cached kernels first (:func:`duckrate.core.jit.clear_cache`), so all compile in this one process."""
-    import duckdb
+def _matches():
+    """The generated matches (table ``m``)."""
+    from duckrate.synthetic import generate_matches
 
-    from duckrate import register
-    from duckrate.fits.whole_history.fit import compile_helpers
-    from duckrate.synthetic import generate_contests, generate_matches, generate_team_matches
+    return generate_matches(3_000, 60, seed=1)
 
-    if fresh:
-        from duckrate.core.jit import clear_cache
 
-        log(f"duckrate: {clear_cache()} cached kernel files removed")
-    started = time.perf_counter()
-    con = register(duckdb.connect())
+def _tables(con) -> None:
+    """The generated inputs: matches ``m``, contest results ``c`` (two leagues) and team results ``t``."""
+    from duckrate.synthetic import generate_contests, generate_team_matches
+
     con.execute("SET enable_progress_bar = false")
-    matches = generate_matches(3_000, 60, seed=1)
-    contests = generate_contests(8, 20, 60, seed=1, n_leagues=2)
-    con.register("matches_frame", matches)
-    con.register("contests_frame", contests)
+    con.register("matches_frame", _matches())
+    con.register("contests_frame", generate_contests(8, 20, 60, seed=1, n_leagues=2))
     teams = generate_team_matches(300, 60, seed=1, teams_per_match=(2, 4), team_size=(1, 3), scores=True)
     con.register("teams_frame", teams)
     con.execute("CREATE TABLE t AS SELECT * FROM teams_frame")
     con.execute("CREATE TABLE m AS SELECT * FROM matches_frame")
     con.execute("CREATE TABLE c AS SELECT * FROM contests_frame")
-    for sql in replay_calls():
+
+
+def _warm_matches(con) -> None:
+    """Every path over matches: the replays, the fits and tests, the marts, tune and the forecasts."""
+    from duckrate.fits.whole_history.fit import compile_helpers
+
+    for sql in match_calls():
         con.execute(sql).fetchall()
-    compile_helpers(matches)  # whr_fit's helper threads, which only a large league gets
+    compile_helpers(_matches())  # whr_fit's helper threads, which only a large league gets
     con.execute("CREATE TABLE r AS " + _replays_union(SYSTEMS.of(MATCHES), "m"))
-    con.execute("CREATE TABLE cr AS " + _replays_union(SYSTEMS.of(CONTEST_RESULTS), "c"))
-    con.execute("CREATE TABLE tr AS " + _replays_union(SYSTEMS.of(TEAM_RESULTS), "t"))
-    for system in SYSTEMS.of(TEAM_RESULTS):
-        con.execute(f"CREATE TABLE ts_{system.name} AS SELECT * FROM {system.name}_state('t')")
-    for sql in MART_CALLS + tune_calls():
+    for sql in MATCH_MART_CALLS + tune_calls((MATCHES,)):
         con.execute(sql).fetchall()
     for system in SYSTEMS.of(MATCHES):
         if system.forecast is not None and system.forecast.from_state:
@@ -173,9 +193,62 @@ def warm(log=print, fresh: bool = False) -> float:
     for fit in FITS:
         if fit.forecast is not None:
             con.execute(f"CREATE TABLE fit_{fit.name} AS SELECT * FROM {fit.name}('m')")
-    for sql in forecast_calls():
+    for sql in match_forecast_calls():
         con.execute(sql).fetchall()
+
+
+def _warm_groups(con) -> None:
+    """Every path over contests and team matches: the replays, the marts, tune and the team forecasts."""
+    for sql in group_calls():
+        con.execute(sql).fetchall()
+    con.execute("CREATE TABLE cr AS " + _replays_union(SYSTEMS.of(CONTEST_RESULTS), "c"))
+    con.execute("CREATE TABLE tr AS " + _replays_union(SYSTEMS.of(TEAM_RESULTS), "t"))
+    for system in SYSTEMS.of(TEAM_RESULTS):
+        con.execute(f"CREATE TABLE ts_{system.name} AS SELECT * FROM {system.name}_state('t')")
+    for sql in GROUP_MART_CALLS + tune_calls((CONTEST_RESULTS, TEAM_RESULTS)) + team_forecast_calls():
+        con.execute(sql).fetchall()
+
+
+#: The two halves of the warm-up, each about half the compile time: ``duckrate warm`` runs them in two
+#: processes at once on a machine with two cores or more.
+PARTS = {"matches": _warm_matches, "groups": _warm_groups}
+
+
+def warm_part(part: str) -> None:
+    """Run one of :data:`PARTS` over the generated tables in a fresh in-memory connection."""
+    import duckdb
+
+    from duckrate import register
+
+    con = register(duckdb.connect())
+    _tables(con)
+    PARTS[part](con)
     con.close()
+
+
+def warm(log=print, fresh: bool = False, jobs: int | None = None) -> float:
+    """Run every macro once over small generated tables; returns the seconds it took. ``fresh``: delete
+    the cached kernels first (:func:`duckrate.core.jit.clear_cache`), so that all compile from the same
+    sources in this run. ``jobs``: processes (default: 2 on a machine with two cores or more, else 1); with
+    2, the ``groups`` part runs in a child process (``duckrate warm --part groups``) beside this one's
+    ``matches`` part (numba writes each cache file whole, so two processes may fill one cache)."""
+    if fresh:
+        from duckrate.core.jit import clear_cache
+
+        log(f"duckrate: {clear_cache()} cached kernel files removed")
+    jobs = min(2, os.cpu_count() or 1) if jobs is None else jobs
+    started = time.perf_counter()
+    child = None
+    if jobs > 1:
+        child = subprocess.Popen([sys.executable, "-m", "duckrate.cli", "warm", "--part", "groups"])
+    try:
+        warm_part("matches")
+        if child is None:
+            warm_part("groups")
+    finally:
+        code = None if child is None else child.wait()
+    if code:
+        raise RuntimeError(f"duckrate warm: the process warming contests and team matches exited with {code}")
     seconds = time.perf_counter() - started
     log(f"duckrate: kernels compiled and cached in {seconds:.1f} s")
     return seconds
