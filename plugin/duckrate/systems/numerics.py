@@ -210,10 +210,11 @@ def normal_hazard(z):
 
 
 @kernel
-def cholesky_solve(matrix, rhs):
-    """``x`` with ``matrix x = rhs`` for a symmetric positive definite ``matrix`` (overwritten by its Cholesky
-    factor): plain loops in a fixed order, so the bits do not depend on a BLAS library's threads."""
-    n = rhs.shape[0]
+def cholesky_factor(matrix):
+    """Overwrite the lower triangle of a symmetric positive definite ``matrix`` with its Cholesky factor L
+    (``matrix = L Lᵀ``): plain loops in a fixed order, so the bits do not depend on a BLAS library's
+    threads."""
+    n = matrix.shape[0]
     for j in range(n):
         diagonal = matrix[j, j]
         for k in range(j):
@@ -225,15 +226,29 @@ def cholesky_solve(matrix, rhs):
             for k in range(j):
                 value -= matrix[i, k] * matrix[j, k]
             matrix[i, j] = value / root
-    x = rhs.copy()
+
+
+@kernel
+def cholesky_substitute(factor, rhs, x):
+    """``x`` with ``L Lᵀ x = rhs``, L the lower triangle of ``factor`` (from :func:`cholesky_factor`)."""
+    n = rhs.shape[0]
     for i in range(n):  # L y = rhs
-        value = x[i]
+        value = rhs[i]
         for k in range(i):
-            value -= matrix[i, k] * x[k]
-        x[i] = value / matrix[i, i]
+            value -= factor[i, k] * x[k]
+        x[i] = value / factor[i, i]
     for i in range(n - 1, -1, -1):  # L^T x = y
         value = x[i]
         for k in range(i + 1, n):
-            value -= matrix[k, i] * x[k]
-        x[i] = value / matrix[i, i]
+            value -= factor[k, i] * x[k]
+        x[i] = value / factor[i, i]
+
+
+@kernel
+def cholesky_solve(matrix, rhs):
+    """``x`` with ``matrix x = rhs`` for a symmetric positive definite ``matrix`` (overwritten by its Cholesky
+    factor): :func:`cholesky_factor`, then :func:`cholesky_substitute`."""
+    cholesky_factor(matrix)
+    x = np.empty_like(rhs)
+    cholesky_substitute(matrix, rhs, x)
     return x

@@ -95,7 +95,7 @@ def solver_settings(params: dict) -> tuple[bool, float, float, float, int]:
 def solve(days: PlayerDays, params: dict, initial: np.ndarray | None = None):
     """Ratings and variances per day (natural units) and per league (iterations, converged). ``initial``:
     the ratings per day (natural units) the solver starts from, e.g. an earlier fit's, with a new day at its
-    player's latest rating (a warm start: the same maximum, reached in fewer steps); None starts every
+    player's latest rating (a warm start: the same maximum, usually in fewer steps); None starts every
     rating at 0."""
     newton, w2, virtual_games, tol, max_iterations = solver_settings(params)
     arrays = (days.unit_day_start, days.day_step, days.entry_start, days.opp_day, days.score, days.weight)
