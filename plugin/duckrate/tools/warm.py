@@ -52,6 +52,7 @@ FIT_CALLS = (
     "SELECT count(*) FROM whr_fit('m')",
     "SELECT count(*) FROM whr_fit('m', method := 'sweeps', max_iterations := 3)",
     "SELECT count(*) FROM ttt_fit('m', p_draw := 0.1, iterations := 3)",
+    "SELECT count(*) FROM ttt_team_fit('t', p_draw := 0.1, iterations := 3)",
     "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
 )
 MART_CALLS = (

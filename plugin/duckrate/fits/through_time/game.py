@@ -11,7 +11,7 @@ precision ``1/theta^2 = 1/sigma_t^2 - 1/sigma_d^2`` and mean ``delta = (sigma_d^
 (sigma_d^2 - sigma_t^2)``. Passed back through the sums (Landfried & Mocskos, the likelihood messages of a game; the package's
 ``likelihood_analitico``) it gives the winner ``N(mu_w + delta - mu_d, theta^2 + sigma_d^2 - sigma_w^2)``
 and the loser ``N(mu_l - delta + mu_d, theta^2 + sigma_d^2 - sigma_l^2)``. In a draw, side A plays the
-winner's part. A game that tells nothing (``sigma_t == sigma_d``) sends the uniform message. The quotients
+winner's part (between teams, the first in the layout's order). A game that tells nothing (``sigma_t == sigma_d``) sends the uniform message. The quotients
 are taken in terms of ``v`` and ``w`` (``delta - mu_d = sigma_d v / w``, ``theta^2 = sigma_d^2 (1 - w) / w``),
 which is the package's algebra with fewer square roots and without the cancellation in
 ``sigma_d^2 - sigma_t^2``: the results differ from the package's by rounding.
@@ -23,7 +23,8 @@ sums in place of the two players (:func:`difference_message`: every player of th
 ``N(mu_i + delta - mu_d, theta^2 + sigma_d^2 - sigma_i^2)``, of the losing one ``N(mu_i - (delta - mu_d), ...)``,
 ``sigma_d^2`` the variance of the difference of the team performances, as the package's
 ``likelihood_analitico``). More teams, or partial play, take the package's ``likelihood_teams``
-(:func:`team_likelihoods`): the teams in order (best first) form a chain of differences of neighbours, each
+(:func:`team_likelihoods`): the teams in order of place (best first; tied teams in
+the layout's order) form a chain of differences of neighbours, each
 observed ``> margin`` or, for tied neighbours, ``|d| <= margin``; expectation propagation runs along the
 chain forward and back until no message to a team performance moves by more than 1e-6 (at most 10 rounds),
 and each player's message is then the team's message less the rest of the team
@@ -116,16 +117,28 @@ def _moved(step_mu, step_sigma, old_mu, old_var, new_mu, new_var):
 TEAM_EPSILON = 1e-6
 TEAM_ITERATIONS = 10
 # columns of the per-team work array of team_likelihoods
-PRIOR_MU, PRIOR_VAR, PLAYERS, LOSE_MU, LOSE_VAR, WIN_MU, WIN_VAR, DIFF_MU, DIFF_VAR = 0, 1, 2, 3, 4, 5, 6, 7, 8
-TEAM_COLUMNS = 9
+PRIOR_MU, PRIOR_VAR, PLAYERS, LOSE_MU, LOSE_VAR, WIN_MU, WIN_VAR, DIFF_MU, DIFF_VAR, RANK, TEAM = range(11)
+TEAM_COLUMNS = 11
 
 
 @inlined_kernel
-def team_likelihoods(work, n_teams, rank, margin):
+def sort_teams(work, n_teams):
+    """Sort the first ``n_teams`` rows of ``work`` by ``RANK``, stably (tied teams stay in their order): the
+    order the package takes the teams in (``sortperm(result, reverse=True)``)."""
+    for i in range(1, n_teams):
+        j = i
+        while j > 0 and work[j - 1, RANK] > work[j, RANK]:
+            for c in range(TEAM_COLUMNS):
+                work[j - 1, c], work[j, c] = work[j, c], work[j - 1, c]
+            j -= 1
+
+
+@inlined_kernel
+def team_likelihoods(work, n_teams, margin):
     """The messages of a game of ``n_teams`` teams, best first, to their performances (the package's
     ``likelihood_teams``, Landfried & Mocskos). ``work[e]`` holds team ``e``'s performance without the game
-    (``PRIOR_MU``, ``PRIOR_VAR``) and its number of players (``PLAYERS``); ``rank[e]`` its place (teams ``e``
-    and ``e + 1`` tie when equal); ``margin`` is the draw margin of two players. On return ``work[e, WIN_*]`` and
+    (``PRIOR_MU``, ``PRIOR_VAR``), its number of players (``PLAYERS``) and its place (``RANK``; teams ``e`` and
+    ``e + 1`` tie when equal), the rows in order of place (:func:`sort_teams`); ``margin`` is the draw margin of two players. On return ``work[e, WIN_*]`` and
     ``work[e, LOSE_*]`` are the messages from the difference above and below team ``e`` (mean, variance);
     their product is the message to the team."""
     last = n_teams - 1  # the number of differences
@@ -148,7 +161,9 @@ def team_likelihoods(work, n_teams, rank, margin):
                 work[e + 1, PRIOR_MU], work[e + 1, PRIOR_VAR], work[e + 1, WIN_MU], work[e + 1, WIN_VAR]
             )
             m = team_margin(margin, int(work[e, PLAYERS] + work[e + 1, PLAYERS]))
-            d_mu, d_var = _truncation_message(win_mu - lose_mu, win_var + lose_var, m, rank[e] == rank[e + 1])
+            d_mu, d_var = _truncation_message(
+                win_mu - lose_mu, win_var + lose_var, m, work[e, RANK] == work[e + 1, RANK]
+            )
             work[e, DIFF_MU] = d_mu
             work[e, DIFF_VAR] = d_var
             new_mu, new_var = win_mu - d_mu, win_var + d_var
@@ -163,7 +178,9 @@ def team_likelihoods(work, n_teams, rank, margin):
                 work[e + 1, PRIOR_MU], work[e + 1, PRIOR_VAR], work[e + 1, WIN_MU], work[e + 1, WIN_VAR]
             )
             m = team_margin(margin, int(work[e, PLAYERS] + work[e + 1, PLAYERS]))
-            d_mu, d_var = _truncation_message(win_mu - lose_mu, win_var + lose_var, m, rank[e] == rank[e + 1])
+            d_mu, d_var = _truncation_message(
+                win_mu - lose_mu, win_var + lose_var, m, work[e, RANK] == work[e + 1, RANK]
+            )
             work[e, DIFF_MU] = d_mu
             work[e, DIFF_VAR] = d_var
             new_mu, new_var = lose_mu + d_mu, lose_var + d_var
@@ -176,7 +193,7 @@ def team_likelihoods(work, n_teams, rank, margin):
         lose_mu, lose_var = _product(work[1, PRIOR_MU], work[1, PRIOR_VAR], work[1, WIN_MU], work[1, WIN_VAR])
         m = team_margin(margin, int(work[0, PLAYERS] + work[1, PLAYERS]))
         work[0, DIFF_MU], work[0, DIFF_VAR] = _truncation_message(
-            win_mu - lose_mu, win_var + lose_var, m, rank[0] == rank[1]
+            win_mu - lose_mu, win_var + lose_var, m, work[0, RANK] == work[1, RANK]
         )
     lose_mu, lose_var = _product(work[1, PRIOR_MU], work[1, PRIOR_VAR], work[1, WIN_MU], work[1, WIN_VAR])
     work[0, WIN_MU] = lose_mu + work[0, DIFF_MU]

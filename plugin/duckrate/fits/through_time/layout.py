@@ -215,9 +215,10 @@ def build_team_layout(
     n_players: int,
 ) -> Layout:
     """The :class:`Layout` of team games given in canonical order: per game its time ``step``
-    (non-decreasing) and the offsets of its teams (``game_teams``, ``n_games + 1``), per team its members'
-    offsets (``team_members``) and its place (``team_rank``, the teams of a game best first), per member its
-    player's code ``0 .. n_players - 1`` and weight (``member_weight``, empty when all are 1)."""
+        (non-decreasing) and the offsets of its teams (``game_teams``, ``n_games + 1``), per team its members'
+        offsets (``team_members``) and its place (``team_rank``, 1 the best; the kernels take a game's teams by
+    place, tied teams in the layout's order), per member its
+        player's code ``0 .. n_players - 1`` and weight (``member_weight``, empty when all are 1)."""
     return _layout(step, game_teams, team_members, team_rank, member_player, member_weight, n_players)
 
 

@@ -58,8 +58,11 @@ from duckrate.fits.through_time.game import (
     PLAYERS,
     PRIOR_MU,
     PRIOR_VAR,
+    RANK,
+    TEAM,
     TEAM_COLUMNS,
     difference_message,
+    sort_teams,
     team_likelihoods,
     team_margin,
     team_message,
@@ -167,6 +170,8 @@ def game_pass(g, game_teams, team_members, team_rank, member_slot, member_weight
         work[t - t_lo, PRIOR_MU] = team_mu
         work[t - t_lo, PRIOR_VAR] = team_var
         work[t - t_lo, PLAYERS] = m_hi - m_lo
+        work[t - t_lo, RANK] = team_rank[t]
+        work[t - t_lo, TEAM] = t
     if t_hi - t_lo == 2 and not partial:
         winner = 1 if team_rank[t_lo + 1] < team_rank[t_lo] else 0  # the first team when they tie
         loser = 1 - winner
@@ -189,13 +194,14 @@ def game_pass(g, game_teams, team_members, team_rank, member_slot, member_weight
                 pi = 1.0 / (theta2 + var_d - var)
                 _send(state, message, m, s, (mu + sign) * pi, pi)
         return
-    team_likelihoods(work, t_hi - t_lo, team_rank[t_lo:t_hi], margin)
-    for t in range(t_lo, t_hi):
-        m_lo, m_hi = members_of(t, team_members)
+    sort_teams(work, t_hi - t_lo)
+    team_likelihoods(work, t_hi - t_lo, margin)
+    for e in range(t_hi - t_lo):
+        m_lo, m_hi = members_of(int(work[e, TEAM]), team_members)
         for m in range(m_lo, m_hi):
             s = member_slot[m]
             mu, var = _cavity(state, message, m, s)
-            tau, pi = team_message(work, t - t_lo, mu, var, member_weight[m] if weighted else 1.0)
+            tau, pi = team_message(work, e, mu, var, member_weight[m] if weighted else 1.0)
             _send(state, message, m, s, tau, pi)
 
 

@@ -10,7 +10,8 @@ within the margin that makes a draw between two equal teams of their players hap
 package's iterated chain of the teams' differences), the message passing over time :mod:`.passes`'. The
 numbers are the package's: after the same iterations both agree to 1e-6 and better.
 
-A match's teams are laid out best first (tied teams by their key), its players by name within a team, and
+A match's teams are laid out in order of their key (the kernels take them by place, tied teams in that
+order, as the package takes them in the order given), its players by name within a team, and
 the matches in the canonical order (time step, ``played_at``, ``match_id``), so the same rows in any order
 give the same bits; a two-team match of one player a side gives the bits of ``ttt_fit`` on the same match.
 """
@@ -22,6 +23,7 @@ from typing import cast
 import numpy as np
 import polars as pl
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import columns_from_polars
@@ -87,10 +89,25 @@ def _check_draws(columns: dict, prepared: PreparedTeams, p_draw: float, table: s
         )
 
 
-def _league_layout(prepared: PreparedTeams, matches: np.ndarray, steps: np.ndarray, local: np.ndarray, n: int):
-    """The :class:`~.layout.Layout` of one league's matches (in canonical order)."""
+def _key_order(columns: dict, prepared: PreparedTeams) -> np.ndarray:
+    """The teams (indices into ``prepared``'s) with each match's teams in order of their key, the matches as
+    they are."""
+    team = columns["team"]
+    if pa.types.is_dictionary(team.type):
+        team = team.dictionary_decode()
+    keys = team.take(pa.array(prepared.order[prepared.team_start[:-1]]))
+    key_rank = np.asarray(pc.rank(keys, sort_keys="ascending", tiebreaker="dense"), dtype=np.int64)
+    match = np.repeat(np.arange(prepared.n_matches), np.diff(prepared.match_teams))
+    return np.lexsort((key_rank, match))
+
+
+def _league_layout(
+    prepared: PreparedTeams, by_key: np.ndarray, matches: np.ndarray, steps: np.ndarray, local: np.ndarray, n: int
+) -> Layout:
+    """The :class:`~.layout.Layout` of one league's matches (in canonical order), each match's teams in order
+    of their key (``by_key``, :func:`_key_order`)."""
     team_counts = np.diff(prepared.match_teams)[matches]
-    teams = _ranges(prepared.match_teams[matches], team_counts)
+    teams = by_key[_ranges(prepared.match_teams[matches], team_counts)]
     member_counts = np.diff(prepared.team_start)[teams]
     rows = prepared.order[_ranges(prepared.team_start[teams], member_counts)]
     weight = prepared.weight[rows]
@@ -115,6 +132,7 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_re
     _check_draws(columns, prepared, params["p_draw"], table)
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared, (prepared.state,))
+    by_key = _key_order(columns, prepared)
     parts: list[pl.DataFrame] = []
     for league in range(prepared.n_leagues):
         matches = np.flatnonzero(prepared.match_league == league)  # played_at, then match_id
@@ -122,7 +140,7 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_re
             continue
         matches = matches[np.argsort(steps[matches], kind="stable")]
         slots = members[league]
-        layout: Layout = _league_layout(prepared, matches, steps, local, slots.size)
+        layout = _league_layout(prepared, by_key, matches, steps, local, slots.size)
         mu, sigma, iterations, step_mu, step_sigma = fit_history(
             layout,
             np.full(slots.size, params["mu"]),
