@@ -22,7 +22,7 @@ def name_ordered_codes(
     the input's row order, bit for bit. ``states``: the state slots used (by default a matches table's
     ``state_a`` and ``state_b``)."""
     used = np.zeros(prepared.n_states, dtype=np.bool_)
-    for used_states in states if states is not None else (prepared.state_a, prepared.state_b):  # type: ignore[union-attr]
+    for used_states in states if states is not None else (prepared.state_a, prepared.state_b):
         used[used_states] = True
     name_rank = np.empty(len(prepared.players), dtype=np.int64)
     name_rank[np.asarray(pc.sort_indices(prepared.players), dtype=np.int64)] = np.arange(len(prepared.players))

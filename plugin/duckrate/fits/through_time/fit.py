@@ -191,7 +191,11 @@ def league_frame(
 
 
 def named_rows(
-    frame: pl.DataFrame, prepared: PlayerRows, slots: np.ndarray, by_period: str | None, played_at: pa.DataType
+    frame: pl.DataFrame,
+    prepared: PreparedMatches | PlayerRows,
+    slots: np.ndarray,
+    by_period: str | None,
+    played_at: pa.DataType,
 ) -> pl.DataFrame:
     """:func:`league_frame`'s rows with the players' names (``slots``: the league's state slots by player
     code) and ``period_start`` the start of the step in ``played_at``'s type (the step itself when the steps
@@ -200,10 +204,12 @@ def named_rows(
     player = prepared.state_player[slots[frame["player"].to_numpy()]]
     names = prepared.players.cast(pa.string()).take(pa.array(player))
     start = pa.array(step, pa.int64()) if by_period is None else period_starts(step, by_period, played_at)
-    return frame.with_columns(player=pl.from_arrow(names), period_start=pl.Series(start))
+    return frame.with_columns(player=cast(pl.Series, pl.from_arrow(names)), period_start=pl.Series(start))
 
 
-def empty_rows(prepared: PlayerRows, by_period: str | None, played_at_type: pa.DataType) -> pl.DataFrame:
+def empty_rows(
+    prepared: PreparedMatches | PlayerRows, by_period: str | None, played_at_type: pa.DataType
+) -> pl.DataFrame:
     """The output of a fit over no games."""
     start = (
         pa.int64() if by_period is None else period_starts(np.empty(0, dtype=np.int64), by_period, played_at_type).type
