@@ -11,8 +11,8 @@ differences (Landfried & Mocskos, the Gaussian product and quotient):
 - ``backward``: the next slot's ``likelihood * backward``, grown by ``gamma^2 t`` the same way; uniform for
   a player's last slot;
 - ``likelihood``: the product of the messages of the slot's games (:mod:`.game`), each game's own
-  message kept per game and side, so that a game sees its players' beliefs without itself (the
-  ``within_prior``: ``forward * backward * likelihood / own message``).
+  message kept per game member (a player of one of its teams), so that a game sees its players' beliefs
+  without itself (the ``within_prior``: ``forward * backward * likelihood / own message``).
 
 The posterior of a slot is ``forward * backward * likelihood``. The schedule is the package's
 (``trueskillthroughtime`` 1.1.0, ``History``): the initial pass walks the batches in time order, taking
