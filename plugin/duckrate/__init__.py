@@ -14,7 +14,7 @@ from duckrate.evaluation.contest_marts import contest_metrics
 from duckrate.evaluation.team_metrics import team_metrics
 from duckrate.evaluation.team_predictions import balance_teams, match_quality, predict_draw, predict_rank, predict_win
 from duckrate.evaluation.win_probability import win_matrix, win_probability
-from duckrate.fits import bt_fit, bt_lr_test, ttt_fit, whr_fit
+from duckrate.fits import bt_fit, bt_lr_test, ttt_fit, ttt_team_fit, whr_fit
 from duckrate.sql.mart_functions import (
     calibration_bins,
     calibration_summary,
@@ -88,6 +88,7 @@ __all__ = [
     "team_match_forecasts",
     "team_metrics",
     "ttt_fit",
+    "ttt_team_fit",
     "tune",
     "whr_fit",
     "win_matrix",

@@ -11,7 +11,7 @@ from duckrate.core.registry import FITS, SYSTEMS, TESTS
 from duckrate.fits.bradley_terry import BT_FIT, bt_fit
 from duckrate.fits.bradley_terry.solve import bt_theta
 from duckrate.fits.bt_lr_test import BT_LR_TEST, bt_lr_test
-from duckrate.fits.through_time import TTT_FIT, ttt_fit
+from duckrate.fits.through_time import TTT_FIT, TTT_TEAM_FIT, ttt_fit, ttt_team_fit
 from duckrate.fits.through_time.replay import TTT, ttt
 from duckrate.fits.whole_history import WHR_FIT, whr_fit
 from duckrate.fits.whole_history.replay import WHR, whr
@@ -19,6 +19,7 @@ from duckrate.fits.whole_history.replay import WHR, whr
 FITS.add(BT_FIT)
 FITS.add(WHR_FIT)
 FITS.add(TTT_FIT)
+FITS.add(TTT_TEAM_FIT)
 TESTS.add(BT_LR_TEST)
 SYSTEMS.add(WHR)
 SYSTEMS.add(TTT)
@@ -28,6 +29,7 @@ __all__ = [
     "BT_LR_TEST",
     "TTT",
     "TTT_FIT",
+    "TTT_TEAM_FIT",
     "WHR",
     "WHR_FIT",
     "bt_fit",
@@ -35,6 +37,7 @@ __all__ = [
     "bt_theta",
     "ttt",
     "ttt_fit",
+    "ttt_team_fit",
     "whr",
     "whr_fit",
 ]

@@ -10,16 +10,20 @@ import numba
 import numpy as np
 import pyarrow.compute as pc
 
+from duckrate.core.contests import PlayerRows
 from duckrate.core.matches import PreparedMatches
 
 
-def name_ordered_codes(prepared: PreparedMatches) -> tuple[np.ndarray, list[np.ndarray]]:
+def name_ordered_codes(
+    prepared: PreparedMatches | PlayerRows, states: tuple[np.ndarray, ...] | None = None
+) -> tuple[np.ndarray, list[np.ndarray]]:
     """Per state slot, its player's index within its league when players are sorted by name (-1 for
     unused slots); and per league, the slots in that order. Sorting by name makes the fit independent of
-    the input's row order, bit for bit."""
+    the input's row order, bit for bit. ``states``: the state slots used (by default a matches table's
+    ``state_a`` and ``state_b``)."""
     used = np.zeros(prepared.n_states, dtype=np.bool_)
-    used[prepared.state_a] = True
-    used[prepared.state_b] = True
+    for used_states in states if states is not None else (prepared.state_a, prepared.state_b):
+        used[used_states] = True
     name_rank = np.empty(len(prepared.players), dtype=np.int64)
     name_rank[np.asarray(pc.sort_indices(prepared.players), dtype=np.int64)] = np.arange(len(prepared.players))
     slots = np.flatnonzero(used)

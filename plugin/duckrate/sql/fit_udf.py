@@ -2,21 +2,32 @@
 ``ttt_fit``: every entry of :data:`duckrate.core.registry.FITS`).
 
 Same pattern as the replays (:mod:`.replay_udf`): the macro packs the table's columns into one unordered
-``LIST(STRUCT)`` (players and league as 64-bit hash keys, with the name lists beside), the priors table
-into another when the fit takes one, and the UDF hands them to the fit's ``run``, which returns its rows;
-the macro unnests them. No maths here: the rows are only given the macro's fixed column types
+``LIST(STRUCT)`` (for a matches table, players and league as 64-bit hash keys, with the name lists beside;
+for another input shape, e.g. ``team_results``, its columns as they are, NULL where absent, as the event
+replays of :mod:`.event_udf`), the priors table into another when the fit takes one, and the UDF hands
+them to the fit's ``run``, which returns its rows; the macro unnests them. No maths here: the rows are only given the macro's fixed column types
 (:func:`sql_rows`).
 """
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from duckrate.core.protocol import Fit
+from duckrate.core.matches import MATCHES
+from duckrate.core.protocol import Fit, InputShape
 from duckrate.sql._lists import list_per_row, whole
 from duckrate.sql.bridge import collected_ctes
-from duckrate.sql.replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
+from duckrate.sql.event_udf import TYPED_WHEN_ABSENT
+from duckrate.sql.replay_udf import (
+    EMPTY_PRIORS_VIEW,
+    PRIORS_SOURCE,
+    collected_columns,
+    match_macro_rows,
+    names_ctes,
+    packed_matches_sql,
+)
 
 _SQL_TYPES = {
     pa.string(): "VARCHAR",
@@ -74,9 +85,12 @@ def make_udf(fit: Fit):
     def fit_udf(token, n_input, n_priors, player_names, league_names, table_name, *values):
         values = tuple(whole(column) for column in values)
         per_row = []
-        for row, columns, priors, table in match_macro_rows(
-            token, n_input, n_priors, player_names, league_names, table_name
-        ):
+        rows = (
+            match_macro_rows(token, n_input, n_priors, player_names, league_names, table_name)
+            if fit.input is MATCHES
+            else _shape_rows(token, n_input, n_priors, table_name)
+        )
+        for row, columns, priors, table in rows:
             if columns is None:
                 per_row.append(None)
                 continue
@@ -89,20 +103,55 @@ def make_udf(fit: Fit):
     return fit_udf
 
 
+def _shape_rows(token, n_input, n_priors, table_name):
+    """For each query row of the UDF call of a fit over an input other than matches: ``(row, columns, priors,
+    table)``, the collected columns as the table has them (None when it has no rows; a league column of
+    NULLs only dropped, as no league)."""
+    tokens, n_inputs, n_priors = (np.asarray(whole(a).fill_null(0), dtype=np.int64) for a in (token, n_input, n_priors))
+    table_name = whole(table_name)
+    for row in range(len(tokens)):
+        columns, _ = collected_columns(int(tokens[row]), "input", int(n_inputs[row]))
+        priors, _ = collected_columns(int(tokens[row]), "priors", int(n_priors[row]))
+        if columns is not None and columns["league"].null_count == len(columns["league"]):
+            del columns["league"]
+        yield row, columns, priors, f"table {table_name[row].as_py()!r}"
+
+
+def _shape_source(shape: InputShape) -> str:
+    """The rows a fit over ``shape`` collects: its columns as the table has them, NULL where absent."""
+    absent = ", ".join(
+        f"NULL::{TYPED_WHEN_ABSENT[name]} AS {name}" if name in TYPED_WHEN_ABSENT else f"NULL AS {name}"
+        for name in shape.columns
+    )
+    fields = ", ".join(f"s.{name}" for name in shape.columns)
+    return (
+        f"(SELECT {fields} FROM ((SELECT {absent} WHERE false) UNION ALL BY NAME "
+        "(SELECT * FROM query_table(tbl))) AS s)"
+    )
+
+
 def macro_sql(fit: Fit) -> str:
     """``CREATE TEMP MACRO <fit>(tbl, <params>[, priors := <empty view>]) AS TABLE ...``."""
     pairs = parameters(fit)
     params = "".join(f", {name} := {default}" for name, default in pairs)
     args = "".join(f", {name}" for name, _ in pairs)
-    parts = {"input": packed_matches_sql(key=None, named_columns=fit.row_columns)}
+    matches = fit.input is MATCHES
+    parts = {
+        "input": packed_matches_sql(key=None, named_columns=fit.row_columns) if matches else _shape_source(fit.input)
+    }
     if fit.priors:
         parts["priors"] = PRIORS_SOURCE
         params += f", priors := '{EMPTY_PRIORS_VIEW}'"
     n_priors = "c.n_priors" if fit.priors else "0"
+    names = f", {names_ctes()}" if matches else ""
+    name_lists = (
+        "(SELECT pn.names FROM player_names AS pn), (SELECT ln.names FROM league_names AS ln)"
+        if matches
+        else "NULL, NULL"
+    )
     return f"""
 CREATE OR REPLACE TEMP MACRO {fit.name}(tbl{params}) AS TABLE
-WITH {collected_ctes(parts)}, {names_ctes()}
-SELECT unnest({udf_name(fit)}(k.t, c.n_input, {n_priors}, (SELECT pn.names FROM player_names AS pn),
-              (SELECT ln.names FROM league_names AS ln), tbl{args}), recursive := true)
+WITH {collected_ctes(parts)}{names}
+SELECT unnest({udf_name(fit)}(k.t, c.n_input, {n_priors}, {name_lists}, tbl{args}), recursive := true)
 FROM duckrate_token AS k, duckrate_collected AS c
 """

@@ -104,8 +104,8 @@ def reference_markdown() -> str:
     for fit in FITS:
         lines += _section(
             f"`{fit.name}`",
-            f"SELECT * FROM {fit.name}('matches', ...)",
-            f"duckrate.{fit.name}(matches, ...)",
+            f"SELECT * FROM {fit.name}('{fit.input.name}', ...)",
+            f"duckrate.{fit.name}({fit.input.name}, ...)",
             fit.parameters,
             _columns(fit.output.names if fit.output is not None else ()),
             summary=fit.summary,

@@ -56,6 +56,7 @@ FIT_CALLS = (
     "SELECT count(*) FROM whr_fit('m')",
     "SELECT count(*) FROM whr_fit('m', method := 'sweeps', max_iterations := 3)",
     "SELECT count(*) FROM ttt_fit('m', p_draw := 0.1, iterations := 3)",
+    "SELECT count(*) FROM ttt_team_fit('t', p_draw := 0.1, iterations := 3)",
     "SELECT count(*) FROM bt_lr_test('m', permutations := 3, lowrank_epochs := 3)",
 )
 #: The marts over the replays of matches (``r``), of contests (``cr``) and of team matches (``tr``).

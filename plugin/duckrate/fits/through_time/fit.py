@@ -23,6 +23,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from duckrate.core.contests import PlayerRows
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.matches import (
     MATCHES,
@@ -38,7 +39,7 @@ from duckrate.core.protocol import Fit
 from duckrate.fits.league_games import league_rows, name_ordered_codes
 from duckrate.fits.through_time.game import A_WINS, B_WINS, DRAW
 from duckrate.fits.through_time.gaussian import draw_margin
-from duckrate.fits.through_time.layout import build_layout
+from duckrate.fits.through_time.layout import Layout, build_layout
 from duckrate.fits.through_time.passes import fit_history
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
 from duckrate.fits.whole_history.rows import COLUMNS as OUTPUT_COLUMNS
@@ -135,7 +136,6 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     check_draws(columns, outcome, params["p_draw"], table)
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared)
-    player_names = prepared.players.cast(pa.string())
     parts: list[pl.DataFrame] = []
     for league, rows in enumerate(league_rows(prepared)):
         if rows.size == 0:
@@ -156,38 +156,61 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
             params["iterations"],
             accelerate=params["accelerate"],
         )
-        slot_step = np.repeat(layout.batch_step, np.diff(layout.batch_slots))
-        order = np.lexsort((slot_step, layout.slot_player))  # by player (name order), then step
-        player = prepared.state_player[slots[layout.slot_player[order]]]
-        step = slot_step[order]
-        parts.append(
-            pl.DataFrame(
-                {
-                    "league": pl.Series([prepared.league_names[league]] * order.size, dtype=pl.String),
-                    "player": pl.from_arrow(player_names.take(pa.array(player))),
-                    "period_start": pl.Series(
-                        pa.array(step, pa.int64())
-                        if by_period is None
-                        else period_starts(step, by_period, columns["played_at"].type)
-                    ),
-                    "step": step,
-                    "rating": mu[order],
-                    "sd": sigma[order],
-                    "lower": mu[order] - Z_95 * sigma[order],
-                    "upper": mu[order] + Z_95 * sigma[order],
-                    "games": layout.slot_games[order],
-                    "iterations": np.full(order.size, iterations, dtype=np.int64),
-                    "converged": np.full(order.size, step_mu <= params["epsilon"] and step_sigma <= params["epsilon"]),
-                }
-            )
-        )
+        converged = step_mu <= params["epsilon"] and step_sigma <= params["epsilon"]
+        frame = league_frame(layout, mu, sigma, iterations, converged, prepared.league_names[league])
+        parts.append(named_rows(frame, prepared, slots, by_period, columns["played_at"].type))
     if not parts:
-        return _empty(prepared, by_period, columns["played_at"].type)
+        return empty_rows(prepared, by_period, columns["played_at"].type)
     frame = pl.concat(parts, how="vertical")
     return frame.sort(["league", "player", "step"], nulls_last=True).select(OUTPUT_COLUMNS)
 
 
-def _empty(prepared: PreparedMatches, by_period: str | None, played_at_type: pa.DataType) -> pl.DataFrame:
+def league_frame(
+    layout: Layout, mu: np.ndarray, sigma: np.ndarray, iterations: int, converged: bool, league: str | None
+) -> pl.DataFrame:
+    """One league's output rows with its players as codes (``player``: the index into the league's slots,
+    by name) and its integer steps (``period_start`` still the step), sorted by player and step."""
+    slot_step = np.repeat(layout.batch_step, np.diff(layout.batch_slots))
+    order = np.lexsort((slot_step, layout.slot_player))  # by player (name order), then step
+    step = slot_step[order]
+    return pl.DataFrame(
+        {
+            "league": pl.Series([league] * order.size, dtype=pl.String),
+            "player": layout.slot_player[order],
+            "period_start": step,
+            "step": step,
+            "rating": mu[order],
+            "sd": sigma[order],
+            "lower": mu[order] - Z_95 * sigma[order],
+            "upper": mu[order] + Z_95 * sigma[order],
+            "games": layout.slot_games[order],
+            "iterations": np.full(order.size, iterations, dtype=np.int64),
+            "converged": np.full(order.size, converged),
+        }
+    )
+
+
+def named_rows(
+    frame: pl.DataFrame,
+    prepared: PreparedMatches | PlayerRows,
+    slots: np.ndarray,
+    by_period: str | None,
+    played_at: pa.DataType,
+) -> pl.DataFrame:
+    """:func:`league_frame`'s rows with the players' names (``slots``: the league's state slots by player
+    code) and ``period_start`` the start of the step in ``played_at``'s type (the step itself when the steps
+    came from a period column or an integer played_at)."""
+    step = frame["step"].to_numpy()
+    player = prepared.state_player[slots[frame["player"].to_numpy()]]
+    names = prepared.players.cast(pa.string()).take(pa.array(player))
+    start = pa.array(step, pa.int64()) if by_period is None else period_starts(step, by_period, played_at)
+    return frame.with_columns(player=cast(pl.Series, pl.from_arrow(names)), period_start=pl.Series(start))
+
+
+def empty_rows(
+    prepared: PreparedMatches | PlayerRows, by_period: str | None, played_at_type: pa.DataType
+) -> pl.DataFrame:
+    """The output of a fit over no games."""
     start = (
         pa.int64() if by_period is None else period_starts(np.empty(0, dtype=np.int64), by_period, played_at_type).type
     )

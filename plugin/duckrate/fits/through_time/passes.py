@@ -11,8 +11,8 @@ differences (Landfried & Mocskos, the Gaussian product and quotient):
 - ``backward``: the next slot's ``likelihood * backward``, grown by ``gamma^2 t`` the same way; uniform for
   a player's last slot;
 - ``likelihood``: the product of the messages of the slot's games (:mod:`.game`), each game's own
-  message kept per game and side, so that a game sees its players' beliefs without itself (the
-  ``within_prior``: ``forward * backward * likelihood / own message``).
+  message kept per game member (a player of one of its teams), so that a game sees its players' beliefs
+  without itself (the ``within_prior``: ``forward * backward * likelihood / own message``).
 
 The posterior of a slot is ``forward * backward * likelihood``. The schedule is the package's
 (``trueskillthroughtime`` 1.1.0, ``History``): the initial pass walks the batches in time order, taking
@@ -54,8 +54,20 @@ import numpy as np
 
 from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.core.sync import store_release, wait_until
-from duckrate.fits.through_time.game import game_messages
-from duckrate.fits.through_time.layout import Layout
+from duckrate.fits.through_time.game import (
+    PLAYERS,
+    PRIOR_MU,
+    PRIOR_VAR,
+    RANK,
+    TEAM,
+    TEAM_COLUMNS,
+    difference_message,
+    sort_teams,
+    team_likelihoods,
+    team_margin,
+    team_message,
+)
+from duckrate.fits.through_time.layout import Layout, members_of, teams_of
 from duckrate.systems.numerics import cholesky_solve
 
 # columns of the per-slot state
@@ -116,29 +128,93 @@ def posterior(state, s):
 
 
 @inlined_kernel
-def batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin):
-    """One pass over batch ``b``'s games in order: each game's messages from its players' beliefs without it
-    (the package's ``Batch.iteration``)."""
-    for g in range(batch_games[b], batch_games[b + 1]):
-        sa = game_slots[g, 0]
-        sb = game_slots[g, 1]
-        tau_a = state[sa, LIK_TAU] + state[sa, BACK_TAU] + state[sa, FWD_TAU] - message[g, 0]
-        pi_a = state[sa, LIK_PI] + state[sa, BACK_PI] + state[sa, FWD_PI] - message[g, 1]
-        tau_b = state[sb, LIK_TAU] + state[sb, BACK_TAU] + state[sb, FWD_TAU] - message[g, 2]
-        pi_b = state[sb, LIK_PI] + state[sb, BACK_PI] + state[sb, FWD_PI] - message[g, 3]
-        var_a = 1.0 / pi_a
-        var_b = 1.0 / pi_b
-        new_tau_a, new_pi_a, new_tau_b, new_pi_b = game_messages(
-            tau_a * var_a, var_a, tau_b * var_b, var_b, game_outcome[g], beta2, margin
+def _cavity(state, message, m, s):
+    """(mu, var) of slot ``s``'s belief without member ``m``'s message (the package's ``within_prior``)."""
+    tau = state[s, LIK_TAU] + state[s, BACK_TAU] + state[s, FWD_TAU] - message[m, 0]
+    pi = state[s, LIK_PI] + state[s, BACK_PI] + state[s, FWD_PI] - message[m, 1]
+    var = 1.0 / pi
+    return tau * var, var
+
+
+@inlined_kernel
+def _send(state, message, m, s, tau, pi):
+    """Member ``m``'s new message ``(tau, pi)`` to slot ``s``, in place of its old one."""
+    state[s, LIK_TAU] = (state[s, LIK_TAU] - message[m, 0]) + tau
+    state[s, LIK_PI] = (state[s, LIK_PI] - message[m, 1]) + pi
+    message[m, 0] = tau
+    message[m, 1] = pi
+
+
+@inlined_kernel
+def game_pass(g, game_teams, team_members, team_rank, member_slot, member_weight, state, message, beta2, margin, work):
+    """Game ``g``'s messages to its players from their beliefs without it (:mod:`.game`): two teams without
+    partial play in closed form (two players: the package's two-player game), else the chain of the teams'
+    differences iterated (``work``: one row per team, :data:`~.game.TEAM_COLUMNS` columns)."""
+    t_lo, t_hi = teams_of(g, game_teams)
+    weighted = member_weight.shape[0] > 0
+    partial = False
+    for t in range(t_lo, t_hi):  # each team's performance without the game
+        m_lo, m_hi = members_of(t, team_members)
+        team_mu = 0.0
+        team_var = 0.0
+        for m in range(m_lo, m_hi):
+            mu, var = _cavity(state, message, m, member_slot[m])
+            if weighted and member_weight[m] != 1.0:
+                w = member_weight[m]
+                team_mu += w * mu
+                team_var += w * w * (var + beta2)
+                partial = True
+            else:
+                team_mu += mu
+                team_var += var + beta2
+        work[t - t_lo, PRIOR_MU] = team_mu
+        work[t - t_lo, PRIOR_VAR] = team_var
+        work[t - t_lo, PLAYERS] = m_hi - m_lo
+        work[t - t_lo, RANK] = team_rank[t]
+        work[t - t_lo, TEAM] = t
+    if t_hi - t_lo == 2 and not partial:
+        winner = 1 if team_rank[t_lo + 1] < team_rank[t_lo] else 0  # the first team when they tie
+        loser = 1 - winner
+        var_d = work[winner, PRIOR_VAR] + work[loser, PRIOR_VAR]
+        shift, theta2 = difference_message(
+            work[winner, PRIOR_MU] - work[loser, PRIOR_MU],
+            var_d,
+            team_margin(margin, int(work[0, PLAYERS] + work[1, PLAYERS])),
+            team_rank[t_lo] == team_rank[t_lo + 1],
         )
-        state[sa, LIK_TAU] = (state[sa, LIK_TAU] - message[g, 0]) + new_tau_a
-        state[sa, LIK_PI] = (state[sa, LIK_PI] - message[g, 1]) + new_pi_a
-        state[sb, LIK_TAU] = (state[sb, LIK_TAU] - message[g, 2]) + new_tau_b
-        state[sb, LIK_PI] = (state[sb, LIK_PI] - message[g, 3]) + new_pi_b
-        message[g, 0] = new_tau_a
-        message[g, 1] = new_pi_a
-        message[g, 2] = new_tau_b
-        message[g, 3] = new_pi_b
+        for t in range(t_lo, t_hi):
+            sign = shift if t - t_lo == winner else -shift
+            m_lo, m_hi = members_of(t, team_members)
+            for m in range(m_lo, m_hi):
+                s = member_slot[m]
+                if theta2 == math.inf:  # the game tells nothing
+                    _send(state, message, m, s, 0.0, 0.0)
+                    continue
+                mu, var = _cavity(state, message, m, s)
+                pi = 1.0 / (theta2 + var_d - var)
+                _send(state, message, m, s, (mu + sign) * pi, pi)
+        return
+    sort_teams(work, t_hi - t_lo)
+    team_likelihoods(work, t_hi - t_lo, margin)
+    for e in range(t_hi - t_lo):
+        m_lo, m_hi = members_of(int(work[e, TEAM]), team_members)
+        for m in range(m_lo, m_hi):
+            s = member_slot[m]
+            mu, var = _cavity(state, message, m, s)
+            tau, pi = team_message(work, e, mu, var, member_weight[m] if weighted else 1.0)
+            _send(state, message, m, s, tau, pi)
+
+
+@inlined_kernel
+def batch_pass(
+    b, batch_games, game_teams, team_members, team_rank, member_slot, member_weight, state, message, beta2, margin, work
+):
+    """One pass over batch ``b``'s games in order: each game's messages from its players' beliefs without it
+    (the package's ``Batch.iteration``). ``message`` holds each member's message (tau, pi)."""
+    for g in range(batch_games[b], batch_games[b + 1]):
+        game_pass(
+            g, game_teams, team_members, team_rank, member_slot, member_weight, state, message, beta2, margin, work
+        )
 
 
 @inlined_kernel
@@ -161,14 +237,33 @@ def _change(b, batch_slots, state, mu, sigma, step_mu, step_sigma):
 
 
 @kernel
-def _level_errors(slot_prev, slot_player, slot_elapsed, slot_block, n_blocks, prior_tau, prior_pi, gamma2, mu):
+def _level_errors(
+    slot_prev,
+    slot_player,
+    slot_elapsed,
+    slot_block,
+    n_blocks,
+    prior_tau,
+    prior_pi,
+    gamma2,
+    mu,
+    uneven,
+    game_teams,
+    team_members,
+    member_slot,
+    message,
+):
     """Per block of batches, the common shift of its skills that best cancels the forces left on the blocks
     (a coarse correction): the posterior means ``mu`` leave on block ``k`` the sum of its first skills' prior
     forces ``pi0 (mu0 - mu)`` and of the drift forces ``(mu' - mu) / (gamma^2 t)`` of the links between a
-    skill in ``k`` and its player's previous skill in another block (a game's forces on its two players
-    cancel, and both are in the batch's block). Every sum is zero at the fixed point. Shifting block ``k``
-    by ``c_k`` changes these forces by ``-A c``, ``A`` the blocks' prior precisions on the diagonal plus the
-    weighted Laplacian of the links: ``c`` solves ``A c = force``."""
+    skill in ``k`` and its player's previous skill in another block (a game's forces on its players cancel
+    when its teams weigh the same, the game then being unchanged by a common shift of their skills, and all
+    are in the batch's block). Every sum is zero at the fixed point. Shifting block ``k`` by ``c_k`` changes
+    these forces by ``-A c``, ``A`` the blocks' prior precisions on the diagonal plus the weighted Laplacian
+    of the links: ``c`` solves ``A c = force``. A game whose teams weigh differently (``uneven``: their
+    players' weights sum to different totals, e.g. two players against one) is pinned by the level itself:
+    its messages stay where they are in the shift, as observations, adding their forces
+    ``tau - pi mu`` and precisions ``pi`` to their block's."""
     matrix = np.zeros((n_blocks, n_blocks))
     force = np.zeros(n_blocks)
     for s in range(slot_prev.shape[0]):
@@ -188,21 +283,39 @@ def _level_errors(slot_prev, slot_player, slot_elapsed, slot_block, n_blocks, pr
             matrix[j, j] += w
             matrix[k, j] -= w
             matrix[j, k] -= w
+    for g in uneven:
+        t_lo, t_hi = teams_of(g, game_teams)
+        for t in range(t_lo, t_hi):
+            m_lo, m_hi = members_of(t, team_members)
+            for m in range(m_lo, m_hi):
+                s = member_slot[m]
+                k = slot_block[s]
+                force[k] += message[m, 0] - message[m, 1] * mu[s]
+                matrix[k, k] += message[m, 1]
     return cholesky_solve(matrix, force)
 
 
 @inlined_kernel
-def _shift(b, batch_slots, batch_games, slot_prev, state, message, c):
-    """Move batch ``b``'s messages (but the priors) by ``c``: each Gaussian's mean, not its precision (its
-    skills' posteriors move by ``c``, a first skill's a little less)."""
+def _shift(
+    b, batch_slots, batch_games, slot_prev, state, message, c, game_teams, team_members, member_slot, game_uneven
+):
+    """Move batch ``b``'s messages (but the priors and those of uneven games) by ``c``: each Gaussian's mean,
+    not its precision (its skills' posteriors move by ``c``, a first skill's a little less)."""
     for s in range(batch_slots[b], batch_slots[b + 1]):
         if slot_prev[s] >= 0:
             state[s, FWD_TAU] += c * state[s, FWD_PI]
         state[s, BACK_TAU] += c * state[s, BACK_PI]
         state[s, LIK_TAU] += c * state[s, LIK_PI]
     for g in range(batch_games[b], batch_games[b + 1]):
-        message[g, 0] += c * message[g, 1]
-        message[g, 2] += c * message[g, 3]
+        t_lo, t_hi = teams_of(g, game_teams)
+        m_lo = members_of(t_lo, team_members)[0]
+        m_hi = members_of(t_hi - 1, team_members)[1]
+        if game_uneven.shape[0] > 0 and game_uneven[g]:
+            for m in range(m_lo, m_hi):  # the game's messages stay: take them out of the likelihood's shift
+                state[member_slot[m], LIK_TAU] -= c * message[m, 1]
+            continue
+        for m in range(m_lo, m_hi):
+            message[m, 0] += c * message[m, 1]
 
 
 @inlined_kernel
@@ -223,8 +336,14 @@ def _sweeps(
     threads,
     batch_games,
     batch_slots,
-    game_slots,
-    game_outcome,
+    game_teams,
+    team_members,
+    team_rank,
+    member_slot,
+    member_weight,
+    game_uneven,
+    uneven,
+    max_teams,
     slot_player,
     slot_batch,
     slot_prev,
@@ -263,13 +382,27 @@ def _sweeps(
     n_batches = batch_games.shape[0] - 1
     abort = flags.shape[0] - 1
     done = flags  # the first n_batches flags
+    work = np.empty((max_teams, TEAM_COLUMNS))  # this thread's scratch for a game's teams
     for b in range(thread, n_batches, threads):
         if b >= first_new:
             if not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, 1):
                 return 0, np.inf, np.inf, False
             for s in range(batch_slots[b], batch_slots[b + 1]):
                 set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
-            batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+            batch_pass(
+                b,
+                batch_games,
+                game_teams,
+                team_members,
+                team_rank,
+                member_slot,
+                member_weight,
+                state,
+                message,
+                beta2,
+                margin,
+                work,
+            )
         _remember(b, batch_slots, state, mu, sigma)
         store_release(done, b, 1)
 
@@ -286,7 +419,20 @@ def _sweeps(
             inner_sigma = np.inf
             passes = 0
             while (inner_mu > BATCH_EPSILON or inner_sigma > BATCH_EPSILON) and passes < BATCH_ITERATIONS:
-                batch_pass(0, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+                batch_pass(
+                    0,
+                    batch_games,
+                    game_teams,
+                    team_members,
+                    team_rank,
+                    member_slot,
+                    member_weight,
+                    state,
+                    message,
+                    beta2,
+                    margin,
+                    work,
+                )
                 inner_mu, inner_sigma = _change(0, batch_slots, state, mu, sigma, 0.0, 0.0)
                 passes += 1
             for k in range(start_mu.shape[0]):
@@ -303,7 +449,20 @@ def _sweeps(
                     return run, np.inf, np.inf, False
                 for s in range(batch_slots[b], batch_slots[b + 1]):
                     _set_backward(s, state, slot_next, slot_elapsed, gamma2)
-                batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+                batch_pass(
+                    b,
+                    batch_games,
+                    game_teams,
+                    team_members,
+                    team_rank,
+                    member_slot,
+                    member_weight,
+                    state,
+                    message,
+                    beta2,
+                    margin,
+                    work,
+                )
                 local_mu, local_sigma = _change(b, batch_slots, state, mu, sigma, local_mu, local_sigma)
                 store_release(done, b, backward)
             forward = backward + 1
@@ -315,7 +474,20 @@ def _sweeps(
                     return run, np.inf, np.inf, False
                 for s in range(batch_slots[b], batch_slots[b + 1]):
                     set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
-                batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+                batch_pass(
+                    b,
+                    batch_games,
+                    game_teams,
+                    team_members,
+                    team_rank,
+                    member_slot,
+                    member_weight,
+                    state,
+                    message,
+                    beta2,
+                    margin,
+                    work,
+                )
                 local_mu, local_sigma = _change(b, batch_slots, state, mu, sigma, local_mu, local_sigma)
                 store_release(done, b, forward)
         # the barrier: every thread's change of this iteration, then the same step for all
@@ -332,7 +504,20 @@ def _sweeps(
         run += 1
         if n_blocks > 0 and n_batches > 1 and (step_mu > epsilon or step_sigma > epsilon) and run < iterations:
             c = _level_errors(
-                slot_prev, slot_player, slot_elapsed, slot_block, n_blocks, prior_tau, prior_pi, gamma2, mu
+                slot_prev,
+                slot_player,
+                slot_elapsed,
+                slot_block,
+                n_blocks,
+                prior_tau,
+                prior_pi,
+                gamma2,
+                mu,
+                uneven,
+                game_teams,
+                team_members,
+                member_slot,
+                message,
             )
             # a second barrier: no thread's next sweep changes mu before every thread has read it
             store_release(flags, n_batches + threads + thread, run)
@@ -340,7 +525,19 @@ def _sweeps(
                 if not wait_until(flags, n_batches + threads + other, run, abort):
                     return run, np.inf, np.inf, False
             for b in range(thread, n_batches, threads):
-                _shift(b, batch_slots, batch_games, slot_prev, state, message, c[slot_block[batch_slots[b]]])
+                _shift(
+                    b,
+                    batch_slots,
+                    batch_games,
+                    slot_prev,
+                    state,
+                    message,
+                    c[slot_block[batch_slots[b]]],
+                    game_teams,
+                    team_members,
+                    member_slot,
+                    game_uneven,
+                )
     return run, step_mu, step_sigma, True
 
 
@@ -382,7 +579,7 @@ def fit_history(
     prior_pi = 1.0 / (prior_sigma * prior_sigma)
     prior_tau = prior_mu * prior_pi
     state = np.zeros((layout.n_slots, 6), dtype=np.float64)
-    message = np.zeros((layout.game_slots.shape[0], 4), dtype=np.float64)
+    message = np.zeros((layout.n_members, 2), dtype=np.float64)
     done, step_mu, step_sigma = run_sweeps(
         layout,
         prior_tau,
@@ -403,6 +600,23 @@ def fit_history(
     return mu, sigma, done, step_mu, step_sigma
 
 
+def uneven_games(layout: Layout) -> tuple[np.ndarray, np.ndarray]:
+    """Per game whether its teams' total weights (their players, or their weights under partial play)
+    differ, and the indices of those games; both empty when none do (see :func:`_level_errors`)."""
+    none = np.zeros(0, dtype=np.bool_), np.zeros(0, dtype=np.int64)
+    if layout.team_members.shape[0] == 0 or layout.n_games == 0:
+        return none
+    if layout.member_weight.shape[0]:
+        team_weight = np.add.reduceat(layout.member_weight, layout.team_members[:-1])
+    else:
+        team_weight = np.diff(layout.team_members).astype(np.float64)
+    starts = layout.game_teams[:-1]
+    uneven = np.maximum.reduceat(team_weight, starts) != np.minimum.reduceat(team_weight, starts)
+    if not uneven.any():
+        return none
+    return uneven, np.flatnonzero(uneven).astype(np.int64)
+
+
 def run_sweeps(
     layout: Layout,
     prior_tau: np.ndarray,
@@ -419,13 +633,19 @@ def run_sweeps(
     accelerate: bool = True,
 ) -> tuple[int, float, float]:
     """The message passing of :func:`fit_history` on the messages ``state`` (one row per slot: forward,
-    backward, likelihood in natural parameters) and ``message`` (one row per game), updated in place; the
-    prior in natural parameters per player code. The warm-start entry point: the batches before
-    ``first_new`` keep the messages they hold (a fit of the history up to them, or one that has since had
-    batches added after them, as the package's History has when events are added at its end), only the
-    later batches get the initial forward pass, and the iterations then run over the whole history.
-    Returns ``(iterations, step_mu, step_sigma)``."""
-    n_batches, n_slots, n_games = layout.n_batches, layout.n_slots, layout.game_slots.shape[0]
+        backward, likelihood in natural parameters) and ``message`` (each game member's message (tau, pi), in
+    member order: ``n_members x 2``, or any C-contiguous array of those numbers, e.g. ``n_games x 4`` for
+    two-player games), updated in place; the
+        prior in natural parameters per player code. The warm-start entry point: the batches before
+        ``first_new`` keep the messages they hold (a fit of the history up to them, or one that has since had
+        batches added after them, as the package's History has when events are added at its end), only the
+        later batches get the initial forward pass, and the iterations then run over the whole history.
+        Returns ``(iterations, step_mu, step_sigma)``."""
+    n_batches, n_slots, n_games = layout.n_batches, layout.n_slots, layout.n_games
+    if not message.flags.c_contiguous or message.size != 2 * layout.n_members:
+        raise ValueError("run_sweeps: message must be a C-contiguous (tau, pi) per game member")
+    message = message.reshape(layout.n_members, 2)  # a view: updated in place
+    game_uneven, uneven = uneven_games(layout)
     slot_batch = np.repeat(np.arange(n_batches, dtype=np.int64), np.diff(layout.batch_slots))
     chosen = threads is not None
     if threads is None:
@@ -451,8 +671,14 @@ def run_sweeps(
                 threads,
                 layout.batch_games,
                 layout.batch_slots,
-                layout.game_slots,
-                layout.game_outcome,
+                layout.game_teams,
+                layout.team_members,
+                layout.team_rank,
+                layout.member_slot,
+                layout.member_weight,
+                game_uneven,
+                uneven,
+                layout.max_teams,
                 layout.slot_player,
                 slot_batch,
                 layout.slot_prev,

@@ -42,7 +42,7 @@ from duckrate.core.protocol import Preset
 from duckrate.core.scales import TTT_MU
 from duckrate.fits.league_games import each_league, league_rows, name_ordered_codes
 from duckrate.fits.through_time.fit import TTT_FIT, check_draws, outcomes, row_steps
-from duckrate.fits.through_time.game import A_WINS, B_WINS, DRAW
+from duckrate.fits.through_time.game import A_WINS, B_WINS, DRAW, TEAM_COLUMNS
 from duckrate.fits.through_time.gaussian import draw_margin
 from duckrate.fits.through_time.layout import Layout, build_layout, prefix
 from duckrate.fits.through_time.passes import (
@@ -78,8 +78,11 @@ def _forecast_batches(
     b_hi,
     batch_games,
     batch_slots,
-    game_slots,
-    game_outcome,
+    game_teams,
+    team_members,
+    team_rank,
+    member_slot,
+    member_weight,
     slot_player,
     slot_prev,
     slot_elapsed,
@@ -98,6 +101,8 @@ def _forecast_batches(
     ``game_row[g]``), then the batch's games passed once (the initial pass of a fit)."""
     seq, expected_a, rating_a_before, rating_b_before, sd_a_before, sd_b_before, _, _, _, _ = outputs
     beta2 = beta * beta
+    game_slots = member_slot.reshape(-1, 2)  # two-player games: side A's and side B's slots
+    work = np.empty((2, TEAM_COLUMNS))
     for b in range(b_lo, b_hi):
         for s in range(batch_slots[b], batch_slots[b + 1]):
             set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
@@ -112,7 +117,20 @@ def _forecast_batches(
             rating_b_before[row] = mu_b
             sd_a_before[row] = sigma_a
             sd_b_before[row] = sigma_b
-        batch_pass(b, batch_games, game_slots, game_outcome, state, message, beta2, margin)
+        batch_pass(
+            b,
+            batch_games,
+            game_teams,
+            team_members,
+            team_rank,
+            member_slot,
+            member_weight,
+            state,
+            message,
+            beta2,
+            margin,
+            work,
+        )
 
 
 @kernel
@@ -140,13 +158,16 @@ def replay_league(
     prior_pi = np.full(n_players, 1.0 / (params["sigma"] * params["sigma"]))
     prior_tau = np.full(n_players, params["mu"]) * prior_pi
     state = np.zeros((layout.n_slots, 6), dtype=np.float64)
-    message = np.zeros((layout.game_slots.shape[0], 4), dtype=np.float64)
+    message = np.zeros((layout.n_members, 2), dtype=np.float64)
     beta, gamma, every = params["beta"], params["gamma"], params["refit_every"]
     arrays = (
         layout.batch_games,
         layout.batch_slots,
-        layout.game_slots,
-        layout.game_outcome,
+        layout.game_teams,
+        layout.team_members,
+        layout.team_rank,
+        layout.member_slot,
+        layout.member_weight,
         layout.slot_player,
         layout.slot_prev,
         layout.slot_elapsed,
@@ -157,7 +178,7 @@ def replay_league(
             block, stop, *arrays, game_row, prior_tau, prior_pi, beta, gamma * gamma, margin, state, message, outputs
         )
         fitted = prefix(layout, stop)
-        slots, games = fitted.n_slots, fitted.game_slots.shape[0]
+        slots, games = fitted.n_slots, fitted.n_games
         run_sweeps(
             fitted,
             prior_tau,
@@ -168,7 +189,7 @@ def replay_league(
             params["epsilon"],
             params["iterations"],
             state[:slots],
-            message[:games],
+            message[: fitted.n_members],
             first_new=stop,
             threads=threads,
             accelerate=params["accelerate"],
