@@ -194,9 +194,19 @@ def game_pass(g, game_teams, team_members, team_rank, member_slot, member_weight
                 pi = 1.0 / (theta2 + var_d - var)
                 _send(state, message, m, s, (mu + sign) * pi, pi)
         return
-    sort_teams(work, t_hi - t_lo)
-    team_likelihoods(work, t_hi - t_lo, margin)
-    for e in range(t_hi - t_lo):
+    _teams_pass(t_hi - t_lo, team_members, member_slot, member_weight, state, message, margin, work)
+
+
+@kernel
+def _teams_pass(n_teams, team_members, member_slot, member_weight, state, message, margin, work):
+    """:func:`game_pass` for a game of more than two teams or with partial play, its teams' performances in
+    ``work``: the chain of differences iterated (:func:`.game.team_likelihoods`), then each member's message.
+    Not inlined: :func:`game_pass` is inlined at every call site of the sweeps, and this path inlined there
+    too took numba minutes to compile (measured: ``ttt_fit``'s first call 127 s, 26 s without it)."""
+    weighted = member_weight.shape[0] > 0
+    sort_teams(work, n_teams)
+    team_likelihoods(work, n_teams, margin)
+    for e in range(n_teams):
         m_lo, m_hi = members_of(int(work[e, TEAM]), team_members)
         for m in range(m_lo, m_hi):
             s = member_slot[m]
