@@ -2,7 +2,7 @@
 -- step at which the player played). Replays (the systems of var('duckrate_systems')): the rating and sd after
 -- the player's last match of the step; whr_fit and ttt_fit: the smoothed value at the step (whr_ratings,
 -- ttt_ratings; those of var('duckrate_history_fits')). Steps: var('duckrate_history_period') (null: days), the
--- fits' own.
+-- fits' own. The matches' players only: the team fit's rows are in ttt_team_ratings.
 {%- set played_at_type = duckrate._column_type(ref('stg_matches'), 'played_at') %}
 {%- set integer_steps = played_at_type is not none and played_at_type | upper in
     ['TINYINT', 'SMALLINT', 'INTEGER', 'BIGINT', 'HUGEINT', 'UTINYINT', 'USMALLINT', 'UINTEGER', 'UBIGINT'] %}
@@ -26,7 +26,7 @@ select league, system, player, period_start, step,
     arg_max(rating, seq) as rating, arg_max(sd, seq) as sd, count(*) as games
 from stepped
 group by league, system, player, period_start, step
-{%- for fit in duckrate._history_fits() %}
+{%- for fit in duckrate._history_fits() if fit != 'ttt_team_fit' %}
 union all
 select league, '{{ fit }}' as system, player, period_start, case when period_start is null then step end as step,
     rating, sd, games

@@ -1,7 +1,8 @@
 """Team results through dbt: a real project whose raw table holds good matches and one bad row (or match) per
 rejection reason. ``dbt build`` stages the good rows, rejects every bad one with its reason, and builds the
 replay of every registered team system (``replay_<system>``, materialization ``duckrate_replay`` keyed by
-``match_id``), each equal to its SQL macro over the staged rows, bit for bit. New matches continue the replays
+``match_id``), each equal to its SQL macro over the staged rows, bit for bit, and ttt_team_ratings, the
+``ttt_team_fit`` macro over them. New matches continue the replays
 from their saved state and leave exactly what a full replay gives (rows and state); a late match rebuilds. The
 builds after the first replay in chunks of whole matches.
 """
@@ -204,6 +205,26 @@ def check_equals_full_replay(project: Path, systems: list[str] = SYSTEMS) -> Non
     con.close()
 
 
+def check_ttt_team_ratings(project: Path) -> None:
+    """ttt_team_ratings is the ttt_team_fit macro over the staged rows, with p_draw the share of matches in
+    which two teams share a place (what the model's parameters default to)."""
+    con = duckdb.connect()
+    register(con)
+    con.execute(f"ATTACH '{project / 'warehouse.duckdb'}' AS warehouse (READ_ONLY)")
+    con.execute("CREATE TABLE staged AS SELECT * FROM warehouse.main.stg_team_results")
+    share = con.sql(
+        "SELECT avg((teams > places)::int) FROM (SELECT match_id, count(DISTINCT team) AS teams, "
+        "count(DISTINCT coalesce(rank::double, -score::double)) AS places FROM staged GROUP BY match_id)"
+    ).fetchall()[0][0]
+    assert 0.0 < share < 0.99  # the history has ties
+    order = ["league", "player", "step"]
+    expected = con.sql(f"SELECT * FROM ttt_team_fit('staged', p_draw := {share!r})").pl().sort(order, nulls_last=True)
+    actual = con.sql("SELECT * FROM warehouse.main.ttt_team_ratings").pl().sort(order, nulls_last=True)
+    assert actual.height > 0
+    assert_frame_equal(actual, expected, check_exact=True)
+    con.close()
+
+
 def test_staging_rejections_and_incremental_replays(project):
     good = good_history(40)
     bad, expected_rejections = bad_rows(good)
@@ -225,10 +246,12 @@ def test_staging_rejections_and_incremental_replays(project):
             "DOUBLE",
         )
     check_equals_full_replay(project)
+    check_ttt_team_ratings(project)
 
     load(project, pl.concat([good, bad]))  # new matches, after the saved state: only they are replayed
     assert builds(project, "run") == dict.fromkeys(SYSTEMS, ("incremental", None))
     check_equals_full_replay(project)
+    check_ttt_team_ratings(project)  # refitted over every staged match
 
     late = good.filter(pl.col("match_id") == 40).with_columns(
         match_id=pl.lit(41, dtype=pl.Int64), played_at=pl.lit(at(2))

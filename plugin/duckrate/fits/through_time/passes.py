@@ -146,6 +146,36 @@ def _send(state, message, m, s, tau, pi):
 
 
 @inlined_kernel
+def two_player_pass(g, team_rank, member_slot, state, message, beta2, margin):
+    """Game ``g`` of a matches layout (members ``2g``, side A, and ``2g + 1``, each its own team): the same
+    numbers as :func:`game_pass`, without its per-team rows. :func:`batch_pass` runs a matches layout's games
+    through this alone: with the general path in the same loop the sweeps took a third longer (measured on
+    the tennis-sized history: 1.33 s instead of 1.02 s)."""
+    ma = 2 * g
+    mb = ma + 1
+    sa = member_slot[ma]
+    sb = member_slot[mb]
+    mu_a, var_a = _cavity(state, message, ma, sa)
+    mu_b, var_b = _cavity(state, message, mb, sb)
+    perf_a = var_a + beta2
+    perf_b = var_b + beta2
+    b_wins = team_rank[mb] < team_rank[ma]  # side A first when they tie
+    var_d = perf_b + perf_a if b_wins else perf_a + perf_b
+    shift, theta2 = difference_message(
+        mu_b - mu_a if b_wins else mu_a - mu_b, var_d, team_margin(margin, 2), team_rank[ma] == team_rank[mb]
+    )
+    if theta2 == math.inf:  # the game tells nothing
+        _send(state, message, ma, sa, 0.0, 0.0)
+        _send(state, message, mb, sb, 0.0, 0.0)
+        return
+    sign_a = -shift if b_wins else shift
+    pi_a = 1.0 / (theta2 + var_d - var_a)
+    pi_b = 1.0 / (theta2 + var_d - var_b)
+    _send(state, message, ma, sa, (mu_a + sign_a) * pi_a, pi_a)
+    _send(state, message, mb, sb, (mu_b - sign_a) * pi_b, pi_b)
+
+
+@inlined_kernel
 def game_pass(g, game_teams, team_members, team_rank, member_slot, member_weight, state, message, beta2, margin, work):
     """Game ``g``'s messages to its players from their beliefs without it (:mod:`.game`): two teams without
     partial play in closed form (two players: the package's two-player game), else the chain of the teams'
@@ -221,6 +251,10 @@ def batch_pass(
 ):
     """One pass over batch ``b``'s games in order: each game's messages from its players' beliefs without it
     (the package's ``Batch.iteration``). ``message`` holds each member's message (tau, pi)."""
+    if game_teams.shape[0] == 0:  # a matches layout: the two-player loop alone (see two_player_pass)
+        for g in range(batch_games[b], batch_games[b + 1]):
+            two_player_pass(g, team_rank, member_slot, state, message, beta2, margin)
+        return
     for g in range(batch_games[b], batch_games[b + 1]):
         game_pass(
             g, game_teams, team_members, team_rank, member_slot, member_weight, state, message, beta2, margin, work
