@@ -145,20 +145,41 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
         layout = build_layout(
             steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], slots.size
         )
-        mu, sigma, iterations, step_mu, step_sigma = fit_history(
-            layout,
-            np.full(slots.size, params["mu"]),
-            np.full(slots.size, params["sigma"]),
-            params["beta"],
-            params["gamma"],
-            margin,
-            params["epsilon"],
-            params["iterations"],
-            accelerate=params["accelerate"],
-        )
-        converged = step_mu <= params["epsilon"] and step_sigma <= params["epsilon"]
-        frame = league_frame(layout, mu, sigma, iterations, converged, prepared.league_names[league])
-        parts.append(named_rows(frame, prepared, slots, by_period, columns["played_at"].type))
+        parts.append(fitted_league(layout, params, margin, prepared, league, slots, by_period, columns))
+    return history_rows(parts, prepared, by_period, columns)
+
+
+def fitted_league(
+    layout: Layout,
+    params: dict,
+    margin: float,
+    prepared,
+    league: int,
+    slots: np.ndarray,
+    by_period: str | None,
+    columns: dict,
+) -> pl.DataFrame:
+    """One league's rows: the fit of its ``layout`` (its players the state ``slots``, by name) with the
+    resolved ``params`` and draw ``margin``, named (:func:`named_rows`). Shared by ``ttt_fit`` and
+    ``ttt_team_fit``."""
+    mu, sigma, iterations, step_mu, step_sigma = fit_history(
+        layout,
+        np.full(slots.size, params["mu"]),
+        np.full(slots.size, params["sigma"]),
+        params["beta"],
+        params["gamma"],
+        margin,
+        params["epsilon"],
+        params["iterations"],
+        accelerate=params["accelerate"],
+    )
+    converged = step_mu <= params["epsilon"] and step_sigma <= params["epsilon"]
+    frame = league_frame(layout, mu, sigma, iterations, converged, prepared.league_names[league])
+    return named_rows(frame, prepared, slots, by_period, columns["played_at"].type)
+
+
+def history_rows(parts: list[pl.DataFrame], prepared, by_period: str | None, columns: dict) -> pl.DataFrame:
+    """The leagues' rows together, sorted by league, player and step (no rows: :func:`empty_rows`)."""
     if not parts:
         return empty_rows(prepared, by_period, columns["played_at"].type)
     frame = pl.concat(parts, how="vertical")

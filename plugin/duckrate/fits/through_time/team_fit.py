@@ -30,10 +30,9 @@ from duckrate.core.matches import columns_from_polars
 from duckrate.core.protocol import Fit
 from duckrate.core.teams import TEAM_RESULTS, PreparedTeams, prepare_team_results
 from duckrate.fits.league_games import name_ordered_codes
-from duckrate.fits.through_time.fit import OUTPUT_COLUMNS, TTT_FIT, empty_rows, league_frame, named_rows
+from duckrate.fits.through_time.fit import TTT_FIT, fitted_league, history_rows
 from duckrate.fits.through_time.gaussian import draw_margin
 from duckrate.fits.through_time.layout import Layout, build_team_layout
-from duckrate.fits.through_time.passes import fit_history
 from duckrate.fits.whole_history.periods import resolve_period, time_steps
 from duckrate.fits.whole_history.rows import SQL_SCHEMA
 
@@ -141,24 +140,8 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_re
         matches = matches[np.argsort(steps[matches], kind="stable")]
         slots = members[league]
         layout = _league_layout(prepared, by_key, matches, steps, local, slots.size)
-        mu, sigma, iterations, step_mu, step_sigma = fit_history(
-            layout,
-            np.full(slots.size, params["mu"]),
-            np.full(slots.size, params["sigma"]),
-            params["beta"],
-            params["gamma"],
-            margin,
-            params["epsilon"],
-            params["iterations"],
-            accelerate=params["accelerate"],
-        )
-        converged = step_mu <= params["epsilon"] and step_sigma <= params["epsilon"]
-        frame = league_frame(layout, mu, sigma, iterations, converged, prepared.league_names[league])
-        parts.append(named_rows(frame, prepared, slots, by_period, columns["played_at"].type))
-    if not parts:
-        return empty_rows(prepared, by_period, columns["played_at"].type)
-    frame = pl.concat(parts, how="vertical")
-    return frame.sort(["league", "player", "step"], nulls_last=True).select(OUTPUT_COLUMNS)
+        parts.append(fitted_league(layout, params, margin, prepared, league, slots, by_period, columns))
+    return history_rows(parts, prepared, by_period, columns)
 
 
 def ttt_team_fit(
