@@ -396,6 +396,20 @@ def test_leagues_are_independent(method):
     assert together.filter(pl.col("league") == "y").equals(duckrate.whr_fit(second, method=method))
 
 
+def test_rows_come_sorted_by_league_player_and_step():
+    """The rows are in the order a sort by league (the unnamed league last), player and step gives, though the
+    leagues come in another order in the input and the players' names are in several scripts."""
+    frame = history(300, 12, seed=5, hours_between=4.0)
+    names = ["Zoë", "zoe", "Åsa", "éclair", "Ωmega", "ß", "a", "B", "日本", "😀", "Ärger", "aa"]
+    renamed = dict(zip(sorted(set(frame["player_a"]) | set(frame["player_b"])), names, strict=True))
+    league = pl.Series([None] * 100 + ["β"] * 100 + ["a"] * 100, dtype=pl.String)
+    frame = frame.with_columns(pl.col("player_a").replace(renamed), pl.col("player_b").replace(renamed), league=league)
+    result = duckrate.whr_fit(frame)
+    assert result["league"].unique(maintain_order=True).to_list() == ["a", "β", None]
+    assert result.equals(result.sort(["league", "player", "step"], nulls_last=True))
+    assert set(result["player"]) == set(names)
+
+
 @pytest.mark.parametrize("method", ["newton", "sweeps"])
 def test_iteration_cap(method):
     frame = history(500, 20, seed=2, hours_between=5.0)

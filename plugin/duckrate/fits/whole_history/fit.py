@@ -126,43 +126,57 @@ def compile_helpers(matches: pl.DataFrame) -> None:
     newton_threaded(*bounds, arrays, 1.0, 2.0, 1e-6, 3, np.zeros(days.n_days), 2)
 
 
+def output_order(league_names: list, days: PlayerDays) -> np.ndarray | None:
+    """The order of the days that sorts the rows by league (by name, the unnamed league last), player and step,
+    or None when they are in it already. A league's units are in name order and a unit's days in step order
+    (:mod:`.days`), so only the leagues' order can differ: the days are taken league block by league block."""
+    ranked = sorted(range(len(league_names)), key=lambda i: (league_names[i] is None, league_names[i] or ""))
+    if ranked == list(range(len(league_names))):
+        return None
+    bounds = days.unit_day_start[days.league_unit_start]
+    return np.concatenate([np.arange(bounds[i], bounds[i + 1], dtype=np.int64) for i in ranked])
+
+
 def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pa.Table:
     """``whr_fit`` over Arrow columns: one row per (league, player, step at which the player played), sorted
-    by league, player and step."""
+    by league, player and step. The layout is let go before the rows are built (at 10M games it would hold
+    a gigabyte and more through their strings)."""
     params = WHR_FIT.resolve(given)
     prepared = prepare_matches(columns, table)
     played_at_type = columns["played_at"].type
     period = resolve_period(params["period"], played_at_type)
-    steps = time_steps(prepared.time_key, prepared.time_unit, period)
-    days = player_days(prepared, steps)
+    days = player_days(prepared, time_steps(prepared.time_key, prepared.time_unit, period))
     r, variance, league_iterations, converged = solve(days, params)
+    league_names, state_league, state_player = prepared.league_names, prepared.state_league, prepared.state_player
+    players = prepared.players.cast(pa.string())  # before the take: one copy of the names, not one per row
+    order = output_order(league_names, days)
     slot = days.unit_slot[days.day_unit]
-    league = prepared.state_league[slot]
+    day_step, games = days.day_step, days.games
+    del days, prepared
+    if order is not None:
+        slot, day_step, games, r, variance = (values[order] for values in (slot, day_step, games, r, variance))
+    league = state_league[slot]
     rating = DISPLAY_CENTER + POINTS_PER_NATURAL * r
     sd = POINTS_PER_NATURAL * np.sqrt(variance)
     period_type = (
         pa.int64() if period == "value" else pa.date32() if pa.types.is_date(played_at_type) else played_at_type
     )
-    schema = history_schema(period_type)
-    table_out = pa.Table.from_arrays(
+    return pa.Table.from_arrays(
         [
-            pa.array(prepared.league_names, pa.string()).take(pa.array(league)),
-            prepared.players.take(pa.array(prepared.state_player[slot])).cast(pa.string()),
-            period_starts(days.day_step, period, played_at_type),
-            pa.array(days.day_step, pa.int64()),
+            pa.array(league_names, pa.string()).take(pa.array(league)),
+            players.take(pa.array(state_player[slot])),
+            period_starts(day_step, period, played_at_type),
+            pa.array(day_step, pa.int64()),
             pa.array(rating),
             pa.array(sd),
             pa.array(rating - Z_95 * sd),
             pa.array(rating + Z_95 * sd),
-            pa.array(days.games, pa.int64()),
+            pa.array(games, pa.int64()),
             pa.array(league_iterations[league], pa.int64()),
             pa.array(converged[league], pa.bool_()),
         ],
-        schema=schema,
+        schema=history_schema(period_type),
     )
-    frame = cast(pl.DataFrame, pl.from_arrow(table_out))
-    frame = frame.sort(["league", "player", "step"], nulls_last=True)
-    return frame.to_arrow().cast(schema)
 
 
 def whr_fit(
