@@ -3,4 +3,4 @@
 -- the share of staged matches with two teams in one place. The time step: var('duckrate_history_period').
 -- Built when team results are configured and var('duckrate_history_fits') lists ttt_team_fit (null: it does).
 {{ config(enabled=(duckrate._teams_configured() and 'ttt_team_fit' in duckrate._history_fits())) }}
-{{ duckrate.ttt_team_fit(ref('stg_team_results'), duckrate._ttt_team_params(ref('stg_team_results'))) }}
+{{ duckrate.ttt_team_fit(ref('stg_team_results'), duckrate._ttt_params(ref('stg_team_results'), teams=true)) }}

@@ -75,11 +75,11 @@ GROUP_MART_CALLS = (
     "SELECT count(*) FROM team_match_forecasts('tr')",
     "SELECT count(*) FROM team_metrics('tr')",
 )
-#: Each input shape's tables: its rows, the union of its systems' replays, and its ``tune`` macro.
+#: Each input shape's table of generated rows and its ``tune`` macro.
 SHAPE_TABLES = (
-    (MATCHES, "m", "r", "tune"),
-    (CONTEST_RESULTS, "c", "cr", "tune_contests"),
-    (TEAM_RESULTS, "t", "tr", "tune_teams"),
+    (MATCHES, "m", "tune"),
+    (CONTEST_RESULTS, "c", "tune_contests"),
+    (TEAM_RESULTS, "t", "tune_teams"),
 )
 
 
@@ -97,7 +97,7 @@ def tune_calls(shapes=(MATCHES, CONTEST_RESULTS, TEAM_RESULTS)) -> tuple[str, ..
     """``tune`` once per family of ``shapes``, with a two-value grid of each first system's first grid
     parameter."""
     calls = []
-    for shape, table, _, macro in SHAPE_TABLES:
+    for shape, table, macro in SHAPE_TABLES:
         system = next((system for system in SYSTEMS.of(shape) if system.grid), None)
         if shape in shapes and system is not None:
             name, values = next(iter(system.grid.items()))
