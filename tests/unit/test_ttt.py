@@ -336,6 +336,21 @@ def test_shuffled_rows_give_the_same_bits():
             assert np.array_equal(again[column].to_numpy().view(np.int64), result[column].to_numpy().view(np.int64))
 
 
+def test_rows_come_sorted_by_league_player_and_step():
+    """The rows are in the order a sort by league (the unnamed league last), player and step gives, though
+    the leagues come in another order in the input and the players' names are in several scripts (the rows
+    are laid out in that order, not sorted)."""
+    frame = history(300, 12, 6.0, seed=5)
+    names = ["Zoë", "zoe", "Åsa", "éclair", "Ωmega", "ß", "a", "B", "日本", "😀", "Ärger", "aa"]
+    renamed = dict(zip(sorted(set(frame["player_a"]) | set(frame["player_b"])), names, strict=True))
+    league = pl.Series([None] * 100 + ["β"] * 100 + ["a"] * 100, dtype=pl.String)
+    frame = frame.with_columns(pl.col("player_a").replace(renamed), pl.col("player_b").replace(renamed), league=league)
+    result = duckrate.ttt_fit(frame, p_draw=0.2, iterations=4)
+    assert result["league"].unique(maintain_order=True).to_list() == ["a", "β", None]
+    assert result.equals(result.sort(["league", "player", "step"], nulls_last=True))
+    assert set(result["player"]) == set(names)
+
+
 def test_leagues_are_fitted_independently():
     frame = history(400, 24, 8.0, n_leagues=2)
     together = duckrate.ttt_fit(frame, p_draw=0.2, iterations=8)
