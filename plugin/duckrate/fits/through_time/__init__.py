@@ -10,7 +10,8 @@
 - :mod:`.gaussian`: the normal numerics (``erfc``, its inverse, the truncated moments) as the package has them.
 """
 
-from duckrate.fits.through_time.fit import OUTPUT_COLUMNS, TTT_FIT, ttt_fit
+from duckrate.fits.through_time.fit import TTT_FIT, ttt_fit
 from duckrate.fits.through_time.team_fit import TTT_TEAM_FIT, ttt_team_fit
+from duckrate.fits.whole_history.rows import COLUMNS as OUTPUT_COLUMNS
 
 __all__ = ["OUTPUT_COLUMNS", "TTT_FIT", "TTT_TEAM_FIT", "ttt_fit", "ttt_team_fit"]

@@ -43,7 +43,6 @@ from duckrate.fits.through_time.gaussian import draw_margin
 from duckrate.fits.through_time.layout import Layout, build_layout
 from duckrate.fits.through_time.passes import fit_history
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
-from duckrate.fits.whole_history.rows import COLUMNS as OUTPUT_COLUMNS
 from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
 
 Z_95 = 1.959963984540054  # the 95% interval is rating +- Z_95 sd
@@ -126,7 +125,7 @@ def row_steps(
     return time_steps(prepared.time_key, prepared.time_unit, resolved), resolved
 
 
-def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pl.DataFrame:
+def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches") -> pa.Table:
     """``ttt_fit`` over Arrow columns: one row per (league, player, time step the player played at), sorted
     by league, player and step."""
     params = TTT_FIT.resolve(given)
@@ -137,16 +136,27 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     check_draws(columns, outcome, params["p_draw"], table)
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared)
-    parts: list[pl.DataFrame] = []
+    parts: list[pa.Table] = []
     for league, rows in enumerate(league_rows(prepared)):
         if rows.size == 0:
             continue
         rows = rows[np.argsort(steps[rows], kind="stable")]  # by step, then played_at and match_id
         slots = members[league]
-        layout = build_layout(
-            steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], slots.size
+        # the layout is fitted_league's alone: it lets it go before building the rows
+        parts.append(
+            fitted_league(
+                build_layout(
+                    steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], slots.size
+                ),
+                params,
+                margin,
+                prepared,
+                league,
+                slots,
+                by_period,
+                columns,
+            )
         )
-        parts.append(fitted_league(layout, params, margin, prepared, league, slots, by_period, columns))
     return history_rows(parts, prepared, by_period, columns)
 
 
@@ -159,10 +169,11 @@ def fitted_league(
     slots: np.ndarray,
     by_period: str | None,
     columns: dict,
-) -> pl.DataFrame:
+) -> pa.Table:
     """One league's rows: the fit of its ``layout`` (its players the state ``slots``, by name) with the
-    resolved ``params`` and draw ``margin``, named (:func:`named_rows`). Shared by ``ttt_fit`` and
-    ``ttt_team_fit``."""
+    resolved ``params`` and draw ``margin``, sorted by player (name) and step. Shared by ``ttt_fit`` and
+    ``ttt_team_fit``, which pass the layout alone: it is let go before the rows are built (at 10M games it
+    holds about a gigabyte)."""
     mu, sigma, iterations, step_mu, step_sigma = fit_history(
         layout,
         np.full(slots.size, params["mu"]),
@@ -175,70 +186,79 @@ def fitted_league(
         accelerate=params["accelerate"],
     )
     converged = step_mu <= params["epsilon"] and step_sigma <= params["epsilon"]
-    frame = league_frame(layout, mu, sigma, iterations, converged, prepared.league_names[league])
-    return named_rows(frame, prepared, slots, by_period, columns["played_at"].type)
-
-
-def history_rows(parts: list[pl.DataFrame], prepared, by_period: str | None, columns: dict) -> pl.DataFrame:
-    """The leagues' rows together, sorted by league (by name, the unnamed league last), player and step (no
-    rows: :func:`empty_rows`). A league's rows are in player (name) and step order already
-    (:func:`league_frame`), so only the leagues are put in order, not the rows."""
-    if not parts:
-        return empty_rows(prepared, by_period, columns["played_at"].type)
-    parts = sorted(parts, key=lambda part: (part["league"][0] is None, part["league"][0] or ""))
-    return pl.concat(parts, how="vertical", rechunk=False).select(OUTPUT_COLUMNS)
-
-
-def league_frame(
-    layout: Layout, mu: np.ndarray, sigma: np.ndarray, iterations: int, converged: bool, league: str | None
-) -> pl.DataFrame:
-    """One league's output rows with its players as codes (``player``: the index into the league's slots,
-    by name) and its integer steps (``period_start`` still the step), sorted by player and step."""
     # by player (name order), then step: the slots are in step order
-    order = counting_order(layout.slot_player, int(layout.slot_player.max(initial=-1)) + 1)
+    order = counting_order(layout.slot_player, slots.size)
     step = np.repeat(layout.batch_step, np.diff(layout.batch_slots))[order]
-    return pl.DataFrame(
-        {
-            "league": pl.repeat(league, order.size, dtype=pl.String, eager=True),
-            "player": layout.slot_player[order],
-            "period_start": step,
-            "step": step,
-            "rating": mu[order],
-            "sd": sigma[order],
-            "lower": mu[order] - Z_95 * sigma[order],
-            "upper": mu[order] + Z_95 * sigma[order],
-            "games": layout.slot_games[order],
-            "iterations": np.full(order.size, iterations, dtype=np.int64),
-            "converged": np.full(order.size, converged),
-        }
+    player, games, rating, sd = layout.slot_player[order], layout.slot_games[order], mu[order], sigma[order]
+    del layout, order, mu, sigma
+    names = prepared.players.take(pa.array(prepared.state_player[slots])).cast(pa.string())
+    start = (
+        pa.array(step, pa.int64()) if by_period is None else period_starts(step, by_period, columns["played_at"].type)
+    )
+    return league_table(
+        prepared.league_names[league],
+        names.take(pa.array(player)),
+        start,
+        step,
+        rating,
+        sd,
+        games,
+        iterations,
+        converged,
     )
 
 
-def named_rows(
-    frame: pl.DataFrame,
-    prepared: PreparedMatches | PlayerRows,
-    slots: np.ndarray,
-    by_period: str | None,
-    played_at: pa.DataType,
-) -> pl.DataFrame:
-    """:func:`league_frame`'s rows with the players' names (``slots``: the league's state slots by player
-    code) and ``period_start`` the start of the step in ``played_at``'s type (the step itself when the steps
-    came from a period column or an integer played_at)."""
-    step = frame["step"].to_numpy()
-    player = prepared.state_player[slots[frame["player"].to_numpy()]]
-    names = prepared.players.cast(pa.string()).take(pa.array(player))
-    start = pa.array(step, pa.int64()) if by_period is None else period_starts(step, by_period, played_at)
-    return frame.with_columns(player=cast(pl.Series, pl.from_arrow(names)), period_start=pl.Series(start))
+def league_table(
+    league: str | None,
+    player: pa.Array,
+    start: pa.Array,
+    step: np.ndarray,
+    rating: np.ndarray,
+    sd: np.ndarray,
+    games: np.ndarray,
+    iterations: int,
+    converged: bool,
+) -> pa.Table:
+    """A league's output rows from their columns (``rating``, ``sd`` the posterior means and sds)."""
+    n = step.shape[0]
+    return pa.Table.from_arrays(
+        [
+            pa.repeat(pa.scalar(league, pa.string()), n),
+            player,
+            start,
+            pa.array(step, pa.int64()),
+            pa.array(rating),
+            pa.array(sd),
+            pa.array(rating - Z_95 * sd),
+            pa.array(rating + Z_95 * sd),
+            pa.array(games, pa.int64()),
+            pa.repeat(pa.scalar(iterations, pa.int64()), n),
+            pa.repeat(pa.scalar(converged, pa.bool_()), n),
+        ],
+        schema=history_schema(start.type),
+    )
 
 
-def empty_rows(
-    prepared: PreparedMatches | PlayerRows, by_period: str | None, played_at_type: pa.DataType
-) -> pl.DataFrame:
+def history_rows(parts: list[pa.Table], prepared, by_period: str | None, columns: dict) -> pa.Table:
+    """The leagues' rows together, sorted by league (by name, the unnamed league last), player and step (no
+    rows: :func:`empty_rows`). A league's rows are in player (name) and step order already
+    (:func:`fitted_league`), so only the leagues are put in order, not the rows."""
+    if not parts:
+        return empty_rows(prepared, by_period, columns["played_at"].type)
+
+    def league_key(part: pa.Table) -> tuple[bool, str]:
+        name = part.column("league")[0].as_py()
+        return name is None, name or ""
+
+    return pa.concat_tables(sorted(parts, key=league_key))
+
+
+def empty_rows(prepared: PreparedMatches | PlayerRows, by_period: str | None, played_at_type: pa.DataType) -> pa.Table:
     """The output of a fit over no games."""
     start = (
         pa.int64() if by_period is None else period_starts(np.empty(0, dtype=np.int64), by_period, played_at_type).type
     )
-    return cast(pl.DataFrame, pl.from_arrow(history_schema(start).empty_table()))
+    return history_schema(start).empty_table()
 
 
 def ttt_fit(
@@ -298,4 +318,4 @@ def ttt_fit(
         "period": period,
         "accelerate": accelerate,
     }
-    return cast(pl.DataFrame, fit_columns(columns_from_polars(matches), given))
+    return cast(pl.DataFrame, pl.from_arrow(fit_columns(columns_from_polars(matches), given)))

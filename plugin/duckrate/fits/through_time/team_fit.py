@@ -121,7 +121,7 @@ def _league_layout(
     )
 
 
-def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_results") -> pl.DataFrame:
+def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_results") -> pa.Table:
     """``ttt_team_fit`` over Arrow columns: one row per (league, player, time step the player played at),
     sorted by league, player and step."""
     params = TTT_TEAM_FIT.resolve(given)
@@ -132,15 +132,25 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_re
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared, (prepared.state,))
     by_key = _key_order(columns, prepared)
-    parts: list[pl.DataFrame] = []
+    parts: list[pa.Table] = []
     for league in range(prepared.n_leagues):
         matches = np.flatnonzero(prepared.match_league == league)  # played_at, then match_id
         if matches.size == 0:
             continue
         matches = matches[np.argsort(steps[matches], kind="stable")]
         slots = members[league]
-        layout = _league_layout(prepared, by_key, matches, steps, local, slots.size)
-        parts.append(fitted_league(layout, params, margin, prepared, league, slots, by_period, columns))
+        parts.append(  # the layout is fitted_league's alone: it lets it go before building the rows
+            fitted_league(
+                _league_layout(prepared, by_key, matches, steps, local, slots.size),
+                params,
+                margin,
+                prepared,
+                league,
+                slots,
+                by_period,
+                columns,
+            )
+        )
     return history_rows(parts, prepared, by_period, columns)
 
 
@@ -192,4 +202,4 @@ def ttt_team_fit(
         "period": period,
         "accelerate": accelerate,
     }
-    return cast(pl.DataFrame, fit_columns(columns_from_polars(team_results), given))
+    return cast(pl.DataFrame, pl.from_arrow(fit_columns(columns_from_polars(team_results), given)))
