@@ -253,6 +253,9 @@ def evaluate_chunk(
     if coarse:
         for j in range(era_virtual.shape[1]):
             era_virtual[k, j] = 0.0
+    opponent_r = np.empty(n_entries)  # the opponents' ratings first (see product_chunk)
+    for e in range(n_entries):
+        opponent_r[e] = r[day_lo + opponent[e]]
     games = 0.0
     prior = 0.0
     e = 0
@@ -263,7 +266,7 @@ def evaluate_chunk(
         stop = ends[i] - first_entry
         while e < stop:
             # x = own - opponent: P(win) = σ(x) = 1/(1 + ex) or ex/(1 + ex), log σ(x) = min(x, 0) - log(1 + ex)
-            x = own - r[day_lo + opponent[e]]
+            x = own - opponent_r[e]
             ex = math.exp(-abs(x))
             inv = 1.0 / (1.0 + ex)
             win = inv if x >= 0.0 else ex * inv
@@ -332,6 +335,11 @@ def product_chunk(k, bounds, offsets, opp, era, coarse, first, beta, a, o, c, z,
     pv = p[lo : lo + n]
     qv = q[lo : lo + n]
     ev = era[lo : lo + n]
+    # the opponents' days first, in a loop that does nothing else: many of these scattered reads are then in
+    # flight at once (measured on 10M games: whr_fit 64.7 s -> 44.9 s; 33.2 s with the same in evaluate_chunk)
+    opponent_z = np.empty(n_entries)
+    for e in range(n_entries):
+        opponent_z[e] = z[opponent[e]]
     total = 0.0
     e = 0
     # each day's shift y[era] is looked up once (as the next day's, then its own, then the previous day's)
@@ -351,7 +359,7 @@ def product_chunk(k, bounds, offsets, opp, era, coarse, first, beta, a, o, c, z,
         shift_before = shift
         stop = ends[i] - first_entry
         while e < stop:
-            v -= cv[e] * (z[opponent[e]] + shift)
+            v -= cv[e] * (opponent_z[e] + shift)
             e += 1
         if first:
             pv[i] = zi
