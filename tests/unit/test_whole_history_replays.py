@@ -311,6 +311,10 @@ def test_row_order_leagues_and_threads_give_the_same_bits(name, monkeypatch):
         monkeypatch.setattr(passes, "THREADED_MAX_NEIGHBOUR_SHARE", 1.0)
         monkeypatch.setattr(passes.numba, "get_num_threads", lambda: 2)
         assert function(frame, **params).equals(rows)
+    if name == "whr":  # a lone league's refits by Newton's method with a helper thread: the same bits
+        monkeypatch.setattr(whr_replay, "THREADED_MIN_DAYS", 0)
+        monkeypatch.setattr(whr_replay.numba, "get_num_threads", lambda: 2)
+        assert function(frame.filter(pl.col("league") == "league_1"), **params).equals(alone)
 
 
 def test_ttt_period_column_gives_the_steps():

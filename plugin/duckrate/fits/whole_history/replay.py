@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import math
 
+import numba
 import numpy as np
 import polars as pl
 
@@ -54,7 +55,8 @@ from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_N
 from duckrate.fits.league_games import each_league, league_rows
 from duckrate.fits.whole_history.days import PlayerDays, player_days
 from duckrate.fits.whole_history.fit import WHR_FIT, solver_settings
-from duckrate.fits.whole_history.leagues import solve_league
+from duckrate.fits.whole_history.leagues import THREADED_MIN_DAYS, solve_league
+from duckrate.fits.whole_history.newton import newton_threaded
 from duckrate.fits.whole_history.periods import checked_period, resolve_period, time_steps
 from duckrate.fits.whole_history.whr import day_derivatives, variances
 from duckrate.systems.elo import logistic_forecasts
@@ -288,17 +290,32 @@ def _record_after(step_lo, step_hi, step_start, league_rows, row_day, r, var, ou
         sd_b_after[row] = POINTS_PER_NATURAL * math.sqrt(var[day_b])
 
 
-def refit(days: PlayerDays, lo: int, hi: int, unit_count: np.ndarray, r: np.ndarray, var: np.ndarray, params: dict):
+def refit(
+    days: PlayerDays,
+    lo: int,
+    hi: int,
+    unit_count: np.ndarray,
+    r: np.ndarray,
+    var: np.ndarray,
+    params: dict,
+    alone: bool = False,
+):
     """The fit of league units ``lo .. hi - 1`` over their first ``unit_count`` days, warm-started from ``r``
-    at those days; the ratings and variances written back into ``r`` and ``var``. Returns (iterations,
-    converged)."""
+    at those days; the ratings and variances written back into ``r`` and ``var``. ``alone``: no other league
+    runs beside this one, so Newton's method may take numba's threads when the fit has at least
+    :data:`.leagues.THREADED_MIN_DAYS` days (the same bits as on one). Returns (iterations, converged)."""
     prefix, full_day = prefix_layout(days, lo, hi, unit_count)
     newton, w2, virtual_games, tol, max_iterations = solver_settings(params)
     arrays = (prefix.unit_day_start, prefix.day_step, prefix.entry_start, prefix.opp_day, prefix.score, prefix.weight)
     ratings = r[full_day]
-    count, done = solve_league(
-        newton, 0, prefix.unit_day_start.shape[0] - 1, *arrays, w2, virtual_games, tol, max_iterations, ratings
-    )
+    n_units = prefix.unit_day_start.shape[0] - 1
+    threads = numba.get_num_threads() if alone else 1
+    if newton and threads > 1 and ratings.shape[0] >= THREADED_MIN_DAYS:
+        count, done, _, _ = newton_threaded(
+            0, n_units, arrays, w2, virtual_games, tol, max_iterations, ratings, threads
+        )
+    else:
+        count, done = solve_league(newton, 0, n_units, *arrays, w2, virtual_games, tol, max_iterations, ratings)
     r[full_day] = ratings
     var[full_day] = variances(prefix.unit_day_start, ratings, *arrays[1:], w2, virtual_games)
     return count, done
@@ -339,7 +356,7 @@ def replay_matches(
             stop = min(block + every, n_steps)
             state = (unit_count, known, filtered, r, var, settings, out)
             _forecast_steps(block, stop, step_start, rows, days.row_day, *layout, days.weight, *state)
-            refit(days, lo, hi, unit_count, r, var, params)
+            refit(days, lo, hi, unit_count, r, var, params, alone)
             fitted[lo:hi] = unit_count[lo:hi]
             _record_after(block, stop, step_start, rows, days.row_day, r, var, out)
 
