@@ -17,6 +17,7 @@ matches in any row order give the same bits.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import cast
 
 import numpy as np
@@ -43,9 +44,7 @@ from duckrate.fits.through_time.gaussian import draw_margin
 from duckrate.fits.through_time.layout import Layout, build_layout
 from duckrate.fits.through_time.passes import fit_history
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
-from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
-
-Z_95 = 1.959963984540054  # the 95% interval is rating +- Z_95 sd
+from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema, history_table
 
 TTT_FIT = Fit(
     name="ttt_fit",
@@ -136,51 +135,53 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     check_draws(columns, outcome, params["p_draw"], table)
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared)
+    shared = LeagueFit(params, margin, prepared, by_period, columns["played_at"].type)
     parts: list[pa.Table] = []
     for league, rows in enumerate(league_rows(prepared)):
         if rows.size == 0:
             continue
         rows = rows[np.argsort(steps[rows], kind="stable")]  # by step, then played_at and match_id
         slots = members[league]
-        # the layout is fitted_league's alone: it lets it go before building the rows
+        # the layout is fitted_league's alone (no name holds it here): it lets it go before building the rows
         parts.append(
-            fitted_league(
-                build_layout(
-                    steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], slots.size
-                ),
-                params,
-                margin,
-                prepared,
-                league,
-                slots,
-                by_period,
-                columns,
-            )
+            fitted_league(_league_layout(prepared, rows, steps, local, outcome, slots.size), league, slots, shared)
         )
     return history_rows(parts, prepared, by_period, columns)
 
 
-def fitted_league(
-    layout: Layout,
-    params: dict,
-    margin: float,
-    prepared,
-    league: int,
-    slots: np.ndarray,
-    by_period: str | None,
-    columns: dict,
-) -> pa.Table:
-    """One league's rows: the fit of its ``layout`` (its players the state ``slots``, by name) with the
-    resolved ``params`` and draw ``margin``, sorted by player (name) and step. Shared by ``ttt_fit`` and
-    ``ttt_team_fit``, which pass the layout alone: it is let go before the rows are built (at 10M games it
-    holds about a gigabyte)."""
+def _league_layout(
+    prepared: PreparedMatches, rows: np.ndarray, steps: np.ndarray, local: np.ndarray, outcome: np.ndarray, n: int
+) -> Layout:
+    """The layout of a league's matches ``rows`` (in step order) among its ``n`` players (``local``: each state
+    slot's player code)."""
+    return build_layout(steps[rows], local[prepared.state_a[rows]], local[prepared.state_b[rows]], outcome[rows], n)
+
+
+@dataclass(frozen=True)
+class LeagueFit:
+    """What the leagues of one ``ttt_fit`` or ``ttt_team_fit`` call share: the resolved ``params``, the draw
+    ``margin``, the prepared input (for the players' and leagues' names), the ``period`` the steps came by
+    (None: a period column or integer steps) and ``played_at``'s type."""
+
+    params: dict
+    margin: float
+    prepared: PreparedMatches | PlayerRows
+    by_period: str | None
+    played_at: pa.DataType
+
+
+def fitted_league(layout: Layout, league: int, slots: np.ndarray, shared: LeagueFit) -> pa.Table:
+    """One league's rows: the fit of its ``layout`` (its players the state ``slots``, by name), sorted by
+    player (name) and step. Shared by ``ttt_fit`` and ``ttt_team_fit``, which pass the layout alone: it is
+    let go before the rows are built (at 10M games it holds about a gigabyte)."""
+    params, prepared, by_period = shared.params, shared.prepared, shared.by_period
     mu, sigma, iterations, step_mu, step_sigma = fit_history(
         layout,
         np.full(slots.size, params["mu"]),
         np.full(slots.size, params["sigma"]),
         params["beta"],
         params["gamma"],
-        margin,
+        shared.margin,
         params["epsilon"],
         params["iterations"],
         accelerate=params["accelerate"],
@@ -192,50 +193,18 @@ def fitted_league(
     player, games, rating, sd = layout.slot_player[order], layout.slot_games[order], mu[order], sigma[order]
     del layout, order, mu, sigma
     names = prepared.players.take(pa.array(prepared.state_player[slots])).cast(pa.string())
-    start = (
-        pa.array(step, pa.int64()) if by_period is None else period_starts(step, by_period, columns["played_at"].type)
-    )
-    return league_table(
-        prepared.league_names[league],
+    start = pa.array(step, pa.int64()) if by_period is None else period_starts(step, by_period, shared.played_at)
+    n = step.shape[0]
+    return history_table(
+        pa.repeat(pa.scalar(prepared.league_names[league], pa.string()), n),
         names.take(pa.array(player)),
         start,
         step,
         rating,
         sd,
         games,
-        iterations,
-        converged,
-    )
-
-
-def league_table(
-    league: str | None,
-    player: pa.Array,
-    start: pa.Array,
-    step: np.ndarray,
-    rating: np.ndarray,
-    sd: np.ndarray,
-    games: np.ndarray,
-    iterations: int,
-    converged: bool,
-) -> pa.Table:
-    """A league's output rows from their columns (``rating``, ``sd`` the posterior means and sds)."""
-    n = step.shape[0]
-    return pa.Table.from_arrays(
-        [
-            pa.repeat(pa.scalar(league, pa.string()), n),
-            player,
-            start,
-            pa.array(step, pa.int64()),
-            pa.array(rating),
-            pa.array(sd),
-            pa.array(rating - Z_95 * sd),
-            pa.array(rating + Z_95 * sd),
-            pa.array(games, pa.int64()),
-            pa.repeat(pa.scalar(iterations, pa.int64()), n),
-            pa.repeat(pa.scalar(converged, pa.bool_()), n),
-        ],
-        schema=history_schema(start.type),
+        pa.repeat(pa.scalar(iterations, pa.int64()), n),
+        pa.repeat(pa.scalar(converged, pa.bool_()), n),
     )
 
 

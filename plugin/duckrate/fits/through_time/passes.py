@@ -108,16 +108,23 @@ def set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior
 
 
 @inlined_kernel
+def _gather(lo, hi, slot_link, state, tau_a, tau_b, pi_a, pi_b, linked):
+    """For slots ``lo .. hi - 1`` (one batch), their linked slots' ``(tau_a + tau_b, pi_a + pi_b)`` (state
+    columns) into ``linked``, in a loop that does nothing else: the linked slots (a player's previous or next)
+    are scattered over the state, and so the processor has many of those reads in flight at once (measured on
+    10M games: a forward pass's messages in 0.14 s instead of 0.6 s). A slot without one reads itself."""
+    for s in range(lo, hi):
+        n = slot_link[s] if slot_link[s] >= 0 else s
+        linked[s - lo, 0] = state[n, tau_a] + state[n, tau_b]
+        linked[s - lo, 1] = state[n, pi_a] + state[n, pi_b]
+
+
+@inlined_kernel
 def _forward_batch(b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked):
-    """:func:`set_forward` for every slot of batch ``b``, the same numbers: first the previous slots' messages
-    are copied into ``linked`` (a row per slot of the batch) in a loop that does nothing else, so that the
-    processor has many of those scattered reads in flight at once, then the messages are computed from the
-    copies (measured on 10M games: a forward pass's messages in 0.14 s instead of 0.6 s)."""
+    """:func:`set_forward` for every slot of batch ``b``, the same numbers, from the previous slots' messages
+    gathered first (:func:`_gather`)."""
     lo = batch_slots[b]
-    for s in range(lo, batch_slots[b + 1]):
-        p = slot_prev[s] if slot_prev[s] >= 0 else s  # a first slot reads itself, unused
-        linked[s - lo, 0] = state[p, FWD_TAU] + state[p, LIK_TAU]
-        linked[s - lo, 1] = state[p, FWD_PI] + state[p, LIK_PI]
+    _gather(lo, batch_slots[b + 1], slot_prev, state, FWD_TAU, LIK_TAU, FWD_PI, LIK_PI, linked)
     for s in range(lo, batch_slots[b + 1]):
         if slot_prev[s] < 0:
             state[s, FWD_TAU] = prior_tau[slot_player[s]]
@@ -131,13 +138,10 @@ def _forward_batch(b, batch_slots, state, slot_prev, slot_player, slot_elapsed, 
 @inlined_kernel
 def _backward_batch(b, batch_slots, state, slot_next, slot_elapsed, gamma2, linked):
     """The backward message of every slot of batch ``b``: its player's next slot's ``likelihood * backward``
-    grown by the drift over the steps between them, uniform for a player's last slot; the next slots'
-    messages copied first as in :func:`_forward_batch`."""
+    grown by the drift over the steps between them, uniform for a player's last slot; from the next slots'
+    messages gathered first (:func:`_gather`)."""
     lo = batch_slots[b]
-    for s in range(lo, batch_slots[b + 1]):
-        n = slot_next[s] if slot_next[s] >= 0 else s  # a last slot reads itself, unused
-        linked[s - lo, 0] = state[n, LIK_TAU] + state[n, BACK_TAU]
-        linked[s - lo, 1] = state[n, LIK_PI] + state[n, BACK_PI]
+    _gather(lo, batch_slots[b + 1], slot_next, state, LIK_TAU, BACK_TAU, LIK_PI, BACK_PI, linked)
     for s in range(lo, batch_slots[b + 1]):
         n = slot_next[s]
         if n < 0:

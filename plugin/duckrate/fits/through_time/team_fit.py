@@ -30,7 +30,7 @@ from duckrate.core.matches import columns_from_polars
 from duckrate.core.protocol import Fit
 from duckrate.core.teams import TEAM_RESULTS, PreparedTeams, prepare_team_results
 from duckrate.fits.league_games import name_ordered_codes
-from duckrate.fits.through_time.fit import TTT_FIT, fitted_league, history_rows
+from duckrate.fits.through_time.fit import TTT_FIT, LeagueFit, fitted_league, history_rows
 from duckrate.fits.through_time.gaussian import draw_margin
 from duckrate.fits.through_time.layout import Layout, build_team_layout
 from duckrate.fits.whole_history.periods import resolve_period, time_steps
@@ -132,6 +132,7 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_re
     margin = draw_margin(params["p_draw"], params["beta"])
     local, members = name_ordered_codes(prepared, (prepared.state,))
     by_key = _key_order(columns, prepared)
+    shared = LeagueFit(params, margin, prepared, by_period, columns["played_at"].type)
     parts: list[pa.Table] = []
     for league in range(prepared.n_leagues):
         matches = np.flatnonzero(prepared.match_league == league)  # played_at, then match_id
@@ -139,17 +140,9 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "team_re
             continue
         matches = matches[np.argsort(steps[matches], kind="stable")]
         slots = members[league]
-        parts.append(  # the layout is fitted_league's alone: it lets it go before building the rows
-            fitted_league(
-                _league_layout(prepared, by_key, matches, steps, local, slots.size),
-                params,
-                margin,
-                prepared,
-                league,
-                slots,
-                by_period,
-                columns,
-            )
+        # the layout is fitted_league's alone (no name holds it here): it lets it go before building the rows
+        parts.append(
+            fitted_league(_league_layout(prepared, by_key, matches, steps, local, slots.size), league, slots, shared)
         )
     return history_rows(parts, prepared, by_period, columns)
 

@@ -28,12 +28,11 @@ from duckrate.core.matches import MATCHES, columns_from_polars, prepare_matches
 from duckrate.core.parameters import Parameter, nonnegative, positive
 from duckrate.core.protocol import Fit
 from duckrate.core.scales import DISPLAY_CENTER, NATURAL_PER_POINT, POINTS_PER_NATURAL
-from duckrate.fits.bradley_terry.uncertainty import Z_95
 from duckrate.fits.whole_history.days import PlayerDays, player_days
 from duckrate.fits.whole_history.leagues import solve_all
 from duckrate.fits.whole_history.newton import newton_threaded
 from duckrate.fits.whole_history.periods import PERIOD, period_starts, resolve_period, time_steps
-from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_schema
+from duckrate.fits.whole_history.rows import SQL_SCHEMA, history_table
 from duckrate.fits.whole_history.whr import variances
 
 METHODS = ("newton", "sweeps")
@@ -158,24 +157,16 @@ def fit_columns(columns: dict[str, pa.Array], given: dict, table: str = "matches
     league = state_league[slot]
     rating = DISPLAY_CENTER + POINTS_PER_NATURAL * r
     sd = POINTS_PER_NATURAL * np.sqrt(variance)
-    period_type = (
-        pa.int64() if period == "value" else pa.date32() if pa.types.is_date(played_at_type) else played_at_type
-    )
-    return pa.Table.from_arrays(
-        [
-            pa.array(league_names, pa.string()).take(pa.array(league)),
-            players.take(pa.array(state_player[slot])),
-            period_starts(day_step, period, played_at_type),
-            pa.array(day_step, pa.int64()),
-            pa.array(rating),
-            pa.array(sd),
-            pa.array(rating - Z_95 * sd),
-            pa.array(rating + Z_95 * sd),
-            pa.array(games, pa.int64()),
-            pa.array(league_iterations[league], pa.int64()),
-            pa.array(converged[league], pa.bool_()),
-        ],
-        schema=history_schema(period_type),
+    return history_table(
+        pa.array(league_names, pa.string()).take(pa.array(league)),
+        players.take(pa.array(state_player[slot])),
+        period_starts(day_step, period, played_at_type),
+        day_step,
+        rating,
+        sd,
+        games,
+        pa.array(league_iterations[league], pa.int64()),
+        pa.array(converged[league], pa.bool_()),
     )
 
 

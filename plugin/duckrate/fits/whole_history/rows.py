@@ -9,7 +9,10 @@ step is then ``step`` itself: :data:`SQL_SCHEMA`.
 
 from __future__ import annotations
 
+import numpy as np
 import pyarrow as pa
+
+from duckrate.fits.bradley_terry.uncertainty import Z_95
 
 
 def history_schema(period_type: pa.DataType) -> pa.Schema:
@@ -35,3 +38,34 @@ def history_schema(period_type: pa.DataType) -> pa.Schema:
 SQL_SCHEMA = history_schema(pa.timestamp("us"))
 #: The column names, in order.
 COLUMNS = tuple(SQL_SCHEMA.names)
+
+
+def history_table(
+    league: pa.Array,
+    player: pa.Array,
+    start: pa.Array,
+    step: np.ndarray,
+    rating: np.ndarray,
+    sd: np.ndarray,
+    games: np.ndarray,
+    iterations: pa.Array,
+    converged: pa.Array,
+) -> pa.Table:
+    """The output rows from their columns: ``lower`` and ``upper`` are ``rating`` -+ 1.96 ``sd``; ``start``
+    (``period_start``) sets the schema's type."""
+    return pa.Table.from_arrays(
+        [
+            league,
+            player,
+            start,
+            pa.array(step, pa.int64()),
+            pa.array(rating),
+            pa.array(sd),
+            pa.array(rating - Z_95 * sd),
+            pa.array(rating + Z_95 * sd),
+            pa.array(games, pa.int64()),
+            iterations,
+            converged,
+        ],
+        schema=history_schema(start.type),
+    )
