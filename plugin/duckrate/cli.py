@@ -14,12 +14,13 @@ no reader ever sees a half-built warehouse, and readers never block the build.
 from __future__ import annotations
 
 import argparse
-import fcntl
 import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
+
+from duckrate.core.build_lock import build_lock, staging_path
 
 DEMO_PROJECT = Path(__file__).resolve().parents[2] / "demo"
 WAREHOUSE_ENV = "DUCKRATE_WAREHOUSE"  # the profile's path: "{{ env_var('DUCKRATE_WAREHOUSE', ...) }}"
@@ -39,29 +40,20 @@ def _sidecars(path: Path) -> list[Path]:
     return [path, path.with_name(path.name + ".wal")]
 
 
-def staging_path(warehouse: Path) -> Path:
-    """Where :func:`build_and_publish` builds before the swap: ``.<name>.building`` beside the warehouse
-    (same directory, hence same file system, so the final rename is atomic)."""
-    return warehouse.with_name(f".{warehouse.name}.building")
-
-
-def build_and_publish(warehouse: Path, dbt_args: list[str]) -> None:
+def build_and_publish(warehouse: Path, dbt_args: list[str], wait: bool = False) -> None:
     """Run ``dbt <dbt_args>`` against a copy of ``warehouse`` and, if it succeeds, atomically replace
     ``warehouse`` with the result.
 
     The dbt profile must take its DuckDB path from the ``DUCKRATE_WAREHOUSE`` environment variable
     (``path: "{{ env_var('DUCKRATE_WAREHOUSE') }}"``); it is set to the staging copy for the run. A failed
-    build leaves the published warehouse untouched. Two builds of one warehouse at once are refused
-    (an ``flock`` on ``<warehouse>.lock``).
+    build leaves the published warehouse untouched. Two builds of one warehouse never run at once
+    (:func:`duckrate.core.build_lock.build_lock`): a second one is refused with a message naming the first,
+    or, with ``wait``, waits for it.
     """
     warehouse = warehouse.resolve()
     warehouse.parent.mkdir(parents=True, exist_ok=True)
     staging = staging_path(warehouse)
-    with open(warehouse.with_name(warehouse.name + ".lock"), "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            raise SystemExit(f"another duckrate build is publishing {warehouse}; try again when it is done") from None
+    with build_lock(warehouse, wait):
         for stale in _sidecars(staging):
             stale.unlink(missing_ok=True)
         # Start from the current warehouse: incremental models continue from the state saved in it.
@@ -170,6 +162,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     build.add_argument("--warehouse", type=Path, required=True)
     build.add_argument(
+        "--wait",
+        action="store_true",
+        help="if another duckrate build of this warehouse is running, wait for it to finish (default: refuse)",
+    )
+    build.add_argument(
         "dbt_args",
         nargs=argparse.REMAINDER,
         help="dbt arguments (default: build); e.g. -- build --project-dir . --threads 4",
@@ -219,7 +216,7 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "build":
         dbt_args = args.dbt_args[1:] if args.dbt_args[:1] == ["--"] else args.dbt_args
-        build_and_publish(args.warehouse, dbt_args or ["build"])
+        build_and_publish(args.warehouse, dbt_args or ["build"], wait=args.wait)
         return 0
     from duckrate import synthetic
 

@@ -2,17 +2,27 @@
 
 ``configure_connection`` registers the UDFs on the parent connection (shared by dbt's per-thread
 cursors); ``configure_cursor`` adds the TEMP macros to each cursor, since TEMP objects are per cursor.
+
+A dbt run on a warehouse file takes its build lock for the run (:func:`duckrate.core.build_lock.hold_for_process`),
+as ``duckrate build`` does: while one writes the warehouse, the other is refused with a message naming it. Not
+for ``duckrate build``'s own staging copy (the build holds the warehouse's lock) or an in-memory database.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from dbt.adapters.duckdb.plugins import BasePlugin
 
+from duckrate.core.build_lock import hold_for_process
 from duckrate.sql.registry import register_macros, register_udfs
 
 
 class Plugin(BasePlugin):
     def configure_connection(self, conn) -> None:
+        path = getattr(self.creds, "path", None) or ":memory:"
+        if path != ":memory:" and "://" not in path and not path.startswith("md:"):
+            hold_for_process(Path(path))
         register_udfs(conn)
         register_macros(conn)
 
