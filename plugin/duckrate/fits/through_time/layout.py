@@ -80,6 +80,11 @@ class Layout:
         return self.member_slot.reshape(-1, 2)
 
     @property
+    def max_batch_slots(self) -> int:
+        """The most slots (players) in one batch."""
+        return int(np.diff(self.batch_slots).max(initial=0))
+
+    @property
     def max_teams(self) -> int:
         """The most teams in one game."""
         if self.game_teams.shape[0] < 2:

@@ -94,20 +94,6 @@ def _forget(tau, pi, drift):
 
 
 @inlined_kernel
-def set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2):
-    p = slot_prev[s]
-    if p < 0:
-        state[s, FWD_TAU] = prior_tau[slot_player[s]]
-        state[s, FWD_PI] = prior_pi[slot_player[s]]
-    else:
-        tau, pi = _forget(
-            state[p, FWD_TAU] + state[p, LIK_TAU], state[p, FWD_PI] + state[p, LIK_PI], gamma2 * slot_elapsed[s]
-        )
-        state[s, FWD_TAU] = tau
-        state[s, FWD_PI] = pi
-
-
-@inlined_kernel
 def _gather(lo, hi, slot_link, state, tau_a, tau_b, pi_a, pi_b, linked):
     """For slots ``lo .. hi - 1`` (one batch), their linked slots' ``(tau_a + tau_b, pi_a + pi_b)`` (state
     columns) into ``linked``, in a loop that does nothing else: the linked slots (a player's previous or next)
@@ -120,9 +106,10 @@ def _gather(lo, hi, slot_link, state, tau_a, tau_b, pi_a, pi_b, linked):
 
 
 @inlined_kernel
-def _forward_batch(b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked):
-    """:func:`set_forward` for every slot of batch ``b``, the same numbers, from the previous slots' messages
-    gathered first (:func:`_gather`)."""
+def forward_batch(b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked):
+    """The forward message of every slot of batch ``b``: the prior at a player's first slot, else the previous
+    slot's ``forward * likelihood`` grown by the drift over the steps between them; from the previous slots'
+    messages gathered first (:func:`_gather`; ``linked``: at least a row per slot of the batch)."""
     lo = batch_slots[b]
     _gather(lo, batch_slots[b + 1], slot_prev, state, FWD_TAU, LIK_TAU, FWD_PI, LIK_PI, linked)
     for s in range(lo, batch_slots[b + 1]):
@@ -537,7 +524,7 @@ def _sweeps(
         if b >= first_new:
             if threads > 1 and not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, 1):
                 return 0, np.inf, np.inf, False
-            _forward_batch(
+            forward_batch(
                 b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked
             )
             batch_pass(
@@ -622,7 +609,7 @@ def _sweeps(
                     continue
                 if threads > 1 and not _wait_neighbours(b, batch_slots, slot_prev, slot_batch, done, forward):
                     return run, np.inf, np.inf, False
-                _forward_batch(
+                forward_batch(
                     b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked
                 )
                 batch_pass(
@@ -825,8 +812,9 @@ def run_sweeps(
         prior_pi,
         gamma * gamma,
     )
-    level_factor = level.copy()
+    level_factor = level  # with uneven games the system changes every iteration: factored there
     if uneven.shape[0] == 0 and n_blocks > 0:
+        level_factor = level.copy()
         cholesky_factor(level_factor)
     mu = np.empty(n_slots, dtype=np.float64)
     sigma = np.empty(n_slots, dtype=np.float64)
@@ -850,7 +838,7 @@ def run_sweeps(
                 game_uneven,
                 uneven,
                 layout.max_teams,
-                int(np.diff(layout.batch_slots).max(initial=0)),
+                layout.max_batch_slots,
                 layout.slot_player,
                 slot_batch,
                 layout.slot_prev,

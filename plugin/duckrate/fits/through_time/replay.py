@@ -53,9 +53,9 @@ from duckrate.fits.through_time.passes import (
     LIK_PI,
     LIK_TAU,
     batch_pass,
+    forward_batch,
     posterior,
     run_sweeps,
-    set_forward,
 )
 from duckrate.fits.whole_history.periods import checked_period, time_steps
 from duckrate.systems.saved_state import EndState, StartState, StateField
@@ -76,6 +76,7 @@ REFIT_EVERY = Parameter(
 def _forecast_batches(
     b_lo,
     b_hi,
+    max_batch_slots,
     batch_games,
     batch_slots,
     game_teams,
@@ -103,9 +104,9 @@ def _forecast_batches(
     beta2 = beta * beta
     game_slots = member_slot.reshape(-1, 2)  # two-player games: side A's and side B's slots
     work = np.empty((2, TEAM_COLUMNS))
+    linked = np.empty((max_batch_slots, 2))  # forward_batch's scratch
     for b in range(b_lo, b_hi):
-        for s in range(batch_slots[b], batch_slots[b + 1]):
-            set_forward(s, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2)
+        forward_batch(b, batch_slots, state, slot_prev, slot_player, slot_elapsed, prior_tau, prior_pi, gamma2, linked)
         for g in range(batch_games[b], batch_games[b + 1]):
             row = game_row[g]
             sa, sb = game_slots[g, 0], game_slots[g, 1]
@@ -175,7 +176,19 @@ def replay_league(
     for block in range(0, layout.n_batches, every):
         stop = min(block + every, layout.n_batches)
         _forecast_batches(
-            block, stop, *arrays, game_row, prior_tau, prior_pi, beta, gamma * gamma, margin, state, message, outputs
+            block,
+            stop,
+            layout.max_batch_slots,
+            *arrays,
+            game_row,
+            prior_tau,
+            prior_pi,
+            beta,
+            gamma * gamma,
+            margin,
+            state,
+            message,
+            outputs,
         )
         fitted = prefix(layout, stop)
         slots, games = fitted.n_slots, fitted.n_games
