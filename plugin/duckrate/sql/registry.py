@@ -7,7 +7,8 @@ priors view live per cursor, so :func:`register_macros` runs for every cursor (d
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import re
+from collections.abc import Callable, Iterator
 from functools import partial
 
 import duckdb
@@ -153,44 +154,86 @@ def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) ->
     _REGISTERED_UDFS.append(udf)
 
 
-def register_macros(con: duckdb.DuckDBPyConnection) -> None:
-    """Create (or replace) the TEMP table macros on this connection or cursor."""
-    con.execute(replay_udf.EMPTY_PRIORS_SQL)
-    con.execute(replay_udf.EMPTY_STATE_SQL)
-    con.execute(replay_udf.NEXT_STATE_MACRO_SQL)
-    con.execute(replay_udf.NO_CARRY_SQL)
-    con.execute(replay_udf.carried_systems_macro_sql(two_player.registered()))
-    con.execute(replay_udf.whole_history_systems_macro_sql(two_player.registered()))
-    con.execute(replay_udf.CARRIED_LEAGUES_MACRO_SQL)
-    con.execute(replay_udf.DEFAULT_CHUNK_MACRO_SQL)
+def _macro_statements() -> Iterator[str]:
+    """Every ``CREATE OR REPLACE TEMP MACRO`` (and the empty views they default to), in dependency order."""
+    yield replay_udf.EMPTY_PRIORS_SQL
+    yield replay_udf.EMPTY_STATE_SQL
+    yield replay_udf.NEXT_STATE_MACRO_SQL
+    yield replay_udf.NO_CARRY_SQL
+    yield replay_udf.carried_systems_macro_sql(two_player.registered())
+    yield replay_udf.whole_history_systems_macro_sql(two_player.registered())
+    yield replay_udf.CARRIED_LEAGUES_MACRO_SQL
+    yield replay_udf.DEFAULT_CHUNK_MACRO_SQL
     for system in two_player.registered():
-        con.execute(replay_udf.macro_sql(system))
-        con.execute(replay_udf.macro_sql(system, with_state=True))
-        con.execute(replay_udf.state_macro_sql(system))
-        con.execute(replay_udf.check_macro_sql(system))
-        con.execute(replay_udf.token_macro_sql(system))
-        con.execute(replay_udf.rows_macro_sql(system))
+        yield replay_udf.macro_sql(system)
+        yield replay_udf.macro_sql(system, with_state=True)
+        yield replay_udf.state_macro_sql(system)
+        yield replay_udf.check_macro_sql(system)
+        yield replay_udf.token_macro_sql(system)
+        yield replay_udf.rows_macro_sql(system)
     for mart in MARTS:
-        con.execute(mart_sql.macro_sql(mart))
-    con.execute(lr_test_udf.macro_sql())
+        yield mart_sql.macro_sql(mart)
+    yield lr_test_udf.macro_sql()
     for event_system in _event_systems():
-        con.execute(event_udf.replay_macro_sql(event_system))
-        con.execute(event_udf.replay_macro_sql(event_system, with_state=True))
-        con.execute(event_udf.state_macro_sql(event_system))
-        con.execute(event_udf.check_macro_sql(event_system))
-        con.execute(event_udf.token_macro_sql(event_system))
-        con.execute(event_udf.rows_macro_sql(event_system))
+        yield event_udf.replay_macro_sql(event_system)
+        yield event_udf.replay_macro_sql(event_system, with_state=True)
+        yield event_udf.state_macro_sql(event_system)
+        yield event_udf.check_macro_sql(event_system)
+        yield event_udf.token_macro_sql(event_system)
+        yield event_udf.rows_macro_sql(event_system)
     for fit in FITS:
-        con.execute(fit_udf.macro_sql(fit))
-    con.execute(tune_udf.macro_sql())
-    con.execute(tune_udf.contest_macro_sql())
-    con.execute(tune_udf.team_macro_sql())
-    con.execute(win_probability_udf.probability_macro_sql())
-    con.execute(win_probability_udf.matrix_macro_sql())
-    for sql in team_predictions_udf.macro_sqls():
+        yield fit_udf.macro_sql(fit)
+    yield tune_udf.macro_sql()
+    yield tune_udf.contest_macro_sql()
+    yield tune_udf.team_macro_sql()
+    yield win_probability_udf.probability_macro_sql()
+    yield win_probability_udf.matrix_macro_sql()
+    yield from team_predictions_udf.macro_sqls()
+    yield from readers.macro_sqls()
+
+
+def register_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create (or replace) the TEMP table macros on this connection or cursor (they live as long as it)."""
+    for sql in _macro_statements():
         con.execute(sql)
-    for sql in readers.macro_sqls():
-        con.execute(sql)
+
+
+#: The attached in-memory catalog that holds the macros shared by every cursor of one database instance
+#: (:func:`register_shared_macros`).
+SHARED_CATALOG = "duckrate_macros"
+_TEMP_OBJECT = re.compile(r"^(\s*CREATE OR REPLACE) TEMP (MACRO|VIEW) ")
+
+
+def register_shared_macros(con: duckdb.DuckDBPyConnection) -> None:
+    """Create the macros once for every cursor of ``con``'s database: in an attached in-memory catalog
+    (:data:`SHARED_CATALOG`), which every connection to the instance sees, instead of as TEMP objects,
+    which live per cursor. Parsing them all takes about 0.35 s, which dbt-duckdb would otherwise pay for
+    every node it runs (it opens a cursor per node). A cursor finds them through
+    :func:`use_shared_macros`."""
+    con.execute(f"ATTACH IF NOT EXISTS ':memory:' AS {SHARED_CATALOG}")
+    for sql in _macro_statements():
+        shared, replaced = _TEMP_OBJECT.subn(rf"\1 \2 {SHARED_CATALOG}.main.", sql, count=1)
+        if not replaced:
+            raise AssertionError(f"not a TEMP macro or view: {sql[:80]!r}")
+        con.execute(shared)
+
+
+def use_shared_macros(cursor: duckdb.DuckDBPyConnection) -> None:
+    """Put the shared macros on ``cursor``'s search path, after what it searches already (the profile's
+    ``search_path`` setting, else its current database and schema), so unqualified calls such as
+    ``elo_replay('matches')`` find them and nothing else resolves differently."""
+    path, database, schema = cursor.execute(
+        "SELECT current_setting('search_path'), current_database(), current_schema()"
+    ).fetchall()[0]
+    entries = [entry for entry in path.split(",") if entry.strip()] or [f"{_quoted(database)}.{_quoted(schema)}"]
+    shared = f"{SHARED_CATALOG}.main"
+    if shared not in entries:
+        value = ",".join([*entries, shared]).replace("'", "''")
+        cursor.execute(f"SET search_path = '{value}'")
+
+
+def _quoted(identifier: str) -> str:
+    return '"' + identifier.replace('"', '""') + '"'
 
 
 def register(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
