@@ -5,6 +5,7 @@ also through a saved state and in chunks."""
 
 from __future__ import annotations
 
+import numpy as np
 import polars as pl
 import pytest
 from helpers.team_histories import matches_in_replay_order, random_team_history, team_lists
@@ -50,11 +51,16 @@ def _peer(name: str, params: dict):
 
 
 def _check_against_peer(name: str, params: dict, history, replay) -> None:
+    """Replay the peer match by match from its own ratings and compare every forecast and rating with ours
+    (collected, then compared at once: pytest.approx per number cost more than the peer itself)."""
     model = _peer(name, params)
     ratings: dict = {}
     scores = None
     if "score" in history.columns:
         scores = {(m, t): v for m, t, v in history.select("match_id", "team", "score").unique().iter_rows()}
+    ours: list[float] = []
+    theirs: list[float] = []
+    where: list[tuple] = []
     for match in matches_in_replay_order(replay):
         players = team_lists(match, "player")
         teams = [[ratings.get(p) or model.rating() for p in team] for team in players]
@@ -73,15 +79,20 @@ def _check_against_peer(name: str, params: dict, history, replay) -> None:
         before = [[(r.mu, r.sigma) for r in team] for team in teams]
         rated = model.rate(teams, **kwargs)
         for t, team in enumerate(players):
-            assert match["p_team_win"][t][0] == pytest.approx(wins[t], abs=TOLERANCE), (name, match_id)
-            assert match["predicted_rank"][t][0] == ranks[t]
-            assert match["p_draw"][t][0] == pytest.approx(draw, abs=TOLERANCE)
+            assert match["predicted_rank"][t][0] == ranks[t], (name, match_id, t)
+            ours += [match["p_team_win"][t][0], match["p_draw"][t][0]]
+            theirs += [wins[t], draw]
+            where += [(match_id, t, "p_team_win"), (match_id, t, "p_draw")]
             for i, player in enumerate(team):
-                assert match["rating_before"][t][i] == pytest.approx(before[t][i][0], abs=TOLERANCE)
-                assert match["sd_before"][t][i] == pytest.approx(before[t][i][1], abs=TOLERANCE)
-                assert match["rating_after"][t][i] == pytest.approx(rated[t][i].mu, abs=TOLERANCE), (name, player)
-                assert match["sd_after"][t][i] == pytest.approx(rated[t][i].sigma, abs=TOLERANCE), (name, player)
+                ours += [match[column][t][i] for column in ("rating_before", "sd_before", "rating_after", "sd_after")]
+                theirs += [before[t][i][0], before[t][i][1], rated[t][i].mu, rated[t][i].sigma]
+                where += [
+                    (match_id, player, column) for column in ("rating_before", "sd_before", "rating_after", "sd_after")
+                ]
                 ratings[player] = rated[t][i]
+    difference = np.abs(np.array(ours, dtype=np.float64) - np.array(theirs, dtype=np.float64))
+    bad = np.flatnonzero(~(difference <= TOLERANCE))  # NaN anywhere fails too
+    assert bad.size == 0, (name, where[bad[0]], ours[bad[0]], theirs[bad[0]], f"{bad.size} values off")
 
 
 def _own(name: str, params: dict) -> dict:

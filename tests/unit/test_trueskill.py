@@ -35,6 +35,7 @@ from helpers.replay_cases import (
     small_frame,
     swap_sides,
 )
+from helpers.scipy_normal import SCIPY_NORM
 from hypothesis import given
 from hypothesis import strategies as st
 from polars.testing import assert_frame_equal
@@ -188,7 +189,7 @@ def replay_with_package(frame, priors=None, **params):
         beta=p["beta"],
         tau=p["tau"],
         draw_probability=p["draw_probability"],
-        backend="scipy",
+        backend=SCIPY_NORM,
     )
     states = {
         key: env.create_rating(*state) for key, state in starting_states(frame, priors, p["mu"], p["sigma"]).items()
@@ -424,7 +425,7 @@ def test_golden_outcome_probabilities():
 
 def test_v_w_match_the_trueskill_package_functions():
     """Where the package's direct formulas are accurate (|t| <= 6), the functions agree with them."""
-    env = trueskill_package.TrueSkill(backend="scipy")
+    env = trueskill_package.TrueSkill(backend=SCIPY_NORM)
     for t in np.linspace(-6.0, 6.0, 121):
         for e in (1e-3, 0.0563, 0.5, 2.0):
             assert v_win(t, e) == pytest.approx(env.v_win(t, e), rel=1e-11, abs=1e-300)

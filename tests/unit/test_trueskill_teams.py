@@ -1,6 +1,7 @@
-"""duckrate.systems.trueskill_teams against the ``trueskill`` package 0.4.5 (scipy backend): sequential replays of
-random team histories through both (ratings carried forward separately), match quality, the forecast against
-scipy's quadrature and closed forms, the two-player system, and the edge cases where the package raises."""
+"""duckrate.systems.trueskill_teams against the ``trueskill`` package 0.4.5 (scipy backend, through
+helpers.scipy_normal): sequential replays of random team histories through both (ratings carried forward
+separately), match quality, the forecast against scipy's quadrature and closed forms, the two-player system, and
+the edge cases where the package raises."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pytest
+from helpers.scipy_normal import SCIPY_NORM
 from scipy import integrate
 from scipy.stats import norm
 
@@ -44,7 +46,7 @@ class Params:
     min_delta: float = MIN_DELTA
 
     def env(self):
-        return trueskill.TrueSkill(self.mu, self.sigma, self.beta, self.tau, self.draw_probability, backend="scipy")
+        return trueskill.TrueSkill(self.mu, self.sigma, self.beta, self.tau, self.draw_probability, backend=SCIPY_NORM)
 
     def settings(self) -> np.ndarray:
         return settings_array(self.beta, self.tau, self.draw_probability, self.min_delta)
@@ -367,7 +369,7 @@ def test_invalid_matches_raise():
 def test_truncation_formulas_are_the_packages():
     """V and 1 - W as the package evaluates them, where its formulas are valid (to rounding: the package's W sums
     terms of size ~t², so its own rounding error grows like t² eps); finite moments where it raises."""
-    env = trueskill.TrueSkill(backend="scipy")
+    env = trueskill.TrueSkill(backend=SCIPY_NORM)
     for t in np.linspace(-8.0, 8.0, 161):
         for e in (0.01, 0.1, 0.5, 1.0, 3.0):
             v, one_minus_w, ok = package_win(t, e)
