@@ -22,11 +22,15 @@ settings.load_profile("ci")
 # other idles. test_determinism_dbt builds the demo with 4 threads while test_demo_build makes the shared
 # threads-1 build; the arena-rank tests build their venv from PyPI on a clean checkout.
 LONGEST_FIRST = (
+    "spark/test_spark.py",
     "dbt/test_determinism_dbt.py",
     "dbt/test_demo_build.py",
-    "unit/test_bt_arena_rank.py",
-    "dbt/test_incremental_contests_dbt.py",
     "dbt/test_incremental_dbt.py",
+    "dbt/test_incremental_contests_dbt.py",
+    "unit/test_bt_arena_rank.py",
+    "unit/test_trueskill_teams.py",
+    "unit/test_whr.py",
+    "dbt/test_team_dbt.py",
 )
 TESTS = Path(__file__).resolve().parent
 

@@ -84,6 +84,7 @@ def test_its_forecast_serves_win_probability(con, registered, matches):
 
 
 def test_the_marts_read_its_rows(con, registered, matches):
+    con.execute(f"CREATE OR REPLACE TABLE r AS SELECT '{NAME}' AS system, * FROM {NAME}_replay('m')")
     for mart in ("leaderboard", "calibration_bins", "calibration_summary", "loss_curve", "loss_by_gap"):
         sql = con.sql(f"SELECT * FROM {mart}('r')").pl()
         assert sql.height > 0, mart
