@@ -15,5 +15,11 @@
   {%- if not (same.rows | length) or not same.columns[0].values()[0] -%}
     {{ return(('contests' if key == 'contest_id' else 'matches') ~ ' already replayed have changed or been removed') }}
   {%- endif -%}
+  {#- the parameters of the last build (a record written before they were kept has none: replay) -#}
+  {%- set recorded = run_query('select * from ' ~ build_relation) -%}
+  {%- set saved = recorded.columns['params'].values()[0] if 'params' in recorded.column_names else none -%}
+  {%- if saved != tojson(params or {}, sort_keys=true) -%}
+    {{ return('the parameters differ from those of the last build') }}
+  {%- endif -%}
   {{ return(none) }}
 {%- endmacro %}

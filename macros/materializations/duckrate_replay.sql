@@ -16,7 +16,7 @@
   periods, the open period's matches, which are re-rated), unless one of these forces a full replay:
   --full-refresh; no saved state; var('duckrate_incremental') false; an already replayed match that
   changed or vanished (fingerprint); a new match older than the saved state (late arrival); other
-  parameters; or a system-specific reason (e.g. Elo's decaying schedule when new players join, or a whole-history
+  parameters (those of the last build, kept in <model>__build, even when no new match arrived); or a system-specific reason (e.g. Elo's decaying schedule when new players join, or a whole-history
   replay, WHR or TrueSkill Through Time, whenever a saved league gets new matches).
 
   Either way the matches to replay are replayed in chunks in (played_at, key) order, each continuing from
@@ -68,14 +68,14 @@
     {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
     {% call statement('main') -%}
       drop table {{ pending_table }};
-      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none, key, seconds) }}
+      {{ duckrate._replay_build_record(target_relation, build_relation, input_view, 'incremental', none, key, seconds, params) }}
     {%- endcall %}
   {%- else -%}
     {{ log('duckrate: ' ~ this.identifier ~ ' replays the whole history: ' ~ reason, info=True) }}
     {{ duckrate._replay_in_chunks(system, params, key, input_view, target_relation, state_relation, true) }}
     {%- set seconds = (modules.datetime.datetime.now() - started).total_seconds() -%}
     {% call statement('main') -%}
-      {{ duckrate._replay_build_record(none, build_relation, input_view, 'full', reason, key, seconds) }}
+      {{ duckrate._replay_build_record(none, build_relation, input_view, 'full', reason, key, seconds, params) }}
     {%- endcall %}
   {%- endif -%}
 
