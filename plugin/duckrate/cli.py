@@ -20,6 +20,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from duckrate.core import crash_points
 from duckrate.core.build_lock import build_lock, staging_path
 
 DEMO_PROJECT = Path(__file__).resolve().parents[2] / "demo"
@@ -62,8 +63,10 @@ def build_and_publish(warehouse: Path, dbt_args: list[str], wait: bool = False) 
             if source.exists():
                 shutil.copyfile(source, target)
         copied = staging.stat().st_mtime_ns if staging.exists() else None
+        crash_points.reached("build.copied")
         try:
             run_dbt(dbt_args, env={**os.environ, WAREHOUSE_ENV: str(staging)})
+            crash_points.reached("build.built")
             if not staging.exists() or staging.stat().st_mtime_ns == copied:
                 raise SystemExit(
                     f"dbt did not write {staging}: the profile's path must be \"{{{{ env_var('{WAREHOUSE_ENV}') }}}}\""
@@ -71,7 +74,9 @@ def build_and_publish(warehouse: Path, dbt_args: list[str], wait: bool = False) 
             _checkpoint(staging)
             with open(staging, "rb") as built:
                 os.fsync(built.fileno())
+            crash_points.reached("build.checkpointed")
             os.replace(staging, warehouse)  # the atomic publish
+            crash_points.reached("build.published")
             warehouse.with_name(warehouse.name + ".wal").unlink(missing_ok=True)  # _checkpoint left none
             directory = os.open(warehouse.parent, os.O_RDONLY)
             try:

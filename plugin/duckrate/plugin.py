@@ -17,6 +17,7 @@ from pathlib import Path
 
 from dbt.adapters.duckdb.plugins import BasePlugin
 
+from duckrate.core import crash_points
 from duckrate.core.build_lock import hold_for_process
 from duckrate.sql.registry import register_shared_macros, register_udfs, use_shared_macros
 
@@ -29,6 +30,7 @@ class Plugin(BasePlugin):
         register_udfs(conn)
         register_shared_macros(conn)
         use_shared_macros(conn)
+        crash_points.reached("dbt.connected")
 
     def configure_cursor(self, cursor) -> None:
         use_shared_macros(cursor)

@@ -42,6 +42,7 @@ from typing import Any, cast
 import numpy as np
 import pyarrow as pa
 
+from duckrate.core import crash_points
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.row_keys import anchor_table, key_positions, key_table
 from duckrate.sql._lists import lists_of, whole
@@ -353,6 +354,7 @@ def make_fetch_udf(name: str, result_type: pa.StructType):
     kinds = [f.type for f in result_type]
 
     def fetch_udf(token, key):
+        crash_points.reached("replay.fetch")
         token, key = whole(token), whole(key)
         if len(key) == 0:
             return pa.array([], result_type)

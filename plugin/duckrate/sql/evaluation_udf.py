@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import pyarrow as pa
 
+from duckrate.core import crash_points
 from duckrate.marts import Mart
 from duckrate.marts.compute import mart_table, returns_schema
 from duckrate.sql._lists import map_list_rows, whole
@@ -32,6 +33,7 @@ def make_udf(mart: Mart):
     arrow_type = pa.struct(list(returns_schema(mart)))
 
     def mart_udf(*columns):  # (replay list, parameters...); a bare *args keeps DuckDB from demanding more
+        crash_points.reached("mart.compute")
         replay, *parameters = [whole(column) for column in columns]
 
         def mart_row(row: int, elements: pa.Array) -> pa.StructArray:

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from duckrate.core import crash_points
 from duckrate.core.matches import MATCHES
 from duckrate.core.protocol import Fit, InputShape
 from duckrate.sql._lists import list_per_row, whole
@@ -83,6 +84,7 @@ def make_udf(fit: Fit):
     element_type = pa.struct(list(schema))
 
     def fit_udf(token, n_input, n_priors, player_names, league_names, table_name, *values):
+        crash_points.reached("fit.compute")
         values = tuple(whole(column) for column in values)
         per_row = []
         rows = (

@@ -15,6 +15,7 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
+from duckrate.core import crash_points
 from duckrate.core.parameters import Signature, sql_parameter_list
 from duckrate.sql._lists import list_values, struct_columns, whole
 from duckrate.sql.bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
@@ -216,6 +217,7 @@ def compute_tokens(
     state after them; the token keeps the ``fields`` columns with each row's key (unless only the state is
     wanted) and the state (when wanted). An empty input keeps no rows and, as its state, the saved one
     (``unchanged(row, state)`` when given)."""
+    crash_points.reached("replay.compute")
     tokens = []
     for row in range(len(call)):
         want = call.want[row].as_py()
