@@ -145,11 +145,10 @@ def team_forecast_calls() -> tuple[str, ...]:
     return tuple(calls)
 
 
-def called_macros() -> set[str]:
-    """Names of the table macros :func:`warm` calls."""
-    import re
-
-    calls = (
+def every_call() -> tuple[str, ...]:
+    """Every call :func:`warm` makes, over the tables ``m``, ``c``, ``t`` and those made from them
+    (:func:`match_tables`, :func:`group_tables`)."""
+    return (
         match_calls()
         + group_calls()
         + MATCH_MART_CALLS
@@ -158,7 +157,13 @@ def called_macros() -> set[str]:
         + match_forecast_calls()
         + team_forecast_calls()
     )
-    return {name for sql in calls for name in re.findall(r"FROM (\w+)\(", sql)}
+
+
+def called_macros() -> set[str]:
+    """Names of the table macros :func:`warm` calls."""
+    import re
+
+    return {name for sql in every_call() for name in re.findall(r"FROM (\w+)\(", sql)}
 
 
 def _matches():
@@ -186,17 +191,21 @@ def _warm_matches(con) -> None:
     """Every path over matches: the replays, the fits and tests, the marts, tune and the forecasts."""
     for sql in match_calls():
         con.execute(sql).fetchall()
-    con.execute("CREATE TABLE r AS " + _replays_union(SYSTEMS.of(MATCHES), "m"))
-    for sql in MATCH_MART_CALLS + tune_calls((MATCHES,)):
+    match_tables(con)
+    for sql in MATCH_MART_CALLS + tune_calls((MATCHES,)) + match_forecast_calls():
         con.execute(sql).fetchall()
+
+
+def match_tables(con) -> None:
+    """What the marts and forecasts over matches read, made from ``m``: the replays of every system (``r``),
+    the saved states the forecasts start from (``s_<system>``) and the fits' tables (``fit_<name>``)."""
+    con.execute("CREATE TABLE r AS " + _replays_union(SYSTEMS.of(MATCHES), "m"))
     for system in SYSTEMS.of(MATCHES):
         if system.forecast is not None and system.forecast.from_state:
             con.execute(f"CREATE TABLE s_{system.name} AS SELECT * FROM {system.name}_state('m'{_arguments(system)})")
     for fit in FITS:
         if fit.forecast is not None:
             con.execute(f"CREATE TABLE fit_{fit.name} AS SELECT * FROM {fit.name}('m')")
-    for sql in match_forecast_calls():
-        con.execute(sql).fetchall()
 
 
 def _warm_groups(con) -> None:
@@ -207,12 +216,18 @@ def _warm_groups(con) -> None:
     for sql in group_calls():
         con.execute(sql).fetchall()
     compile_helpers(_matches())  # whr_fit's helper threads, which only a large league gets
+    group_tables(con)
+    for sql in GROUP_MART_CALLS + tune_calls((CONTEST_RESULTS, TEAM_RESULTS)) + team_forecast_calls():
+        con.execute(sql).fetchall()
+
+
+def group_tables(con) -> None:
+    """What the marts and forecasts over contests and team matches read, made from ``c`` and ``t``: the
+    replays (``cr``, ``tr``) and each team system's saved state (``ts_<system>``)."""
     con.execute("CREATE TABLE cr AS " + _replays_union(SYSTEMS.of(CONTEST_RESULTS), "c"))
     con.execute("CREATE TABLE tr AS " + _replays_union(SYSTEMS.of(TEAM_RESULTS), "t"))
     for system in SYSTEMS.of(TEAM_RESULTS):
         con.execute(f"CREATE TABLE ts_{system.name} AS SELECT * FROM {system.name}_state('t')")
-    for sql in GROUP_MART_CALLS + tune_calls((CONTEST_RESULTS, TEAM_RESULTS)) + team_forecast_calls():
-        con.execute(sql).fetchall()
 
 
 #: The two halves of the warm-up, each about half the compile time: ``duckrate warm`` runs them in two

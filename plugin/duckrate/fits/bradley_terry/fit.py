@@ -82,7 +82,7 @@ BT_FIT = Fit(
     run=lambda columns, priors, given, table: fit_columns(columns, priors, given, table),
     output=OUTPUT_SCHEMA,
     priors=True,
-    row_columns="list_concat(covariates, [cluster])",  # the row-level options' columns, passed as they are
+    row_columns="list_concat(CAST(covariates AS VARCHAR[]), [cluster])",  # the row-level options' columns, as they are
     parameters=(
         Parameter(
             "prior_sd",
