@@ -17,7 +17,8 @@ $(VENV)/.installed: pyproject.toml
 demo: $(VENV)/.installed
 	$(PY) -m duckrate.cli demo
 
-# Test modules run on every core (pytest-xdist), each module's tests in one worker (they share fixtures).
+# Test modules run on every core (pytest-xdist), each module's tests in one worker (they share fixtures), in
+# the order tests/conftest.py gives them (longest first; xdist would otherwise put the modules with most tests first).
 # The report's browser test drives Debian's headless Chromium: installed with apt-get when missing (as root, or
 # through sudo).
 browser:
@@ -35,13 +36,13 @@ java:
 	fi
 
 test: $(VENV)/.installed browser java
-	$(PY) -m pytest -q -n auto --dist loadfile
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # The quick tier while working: every test but those marked dbt, spark, browser, network or slow (pytest marks,
 # pyproject.toml), on every core as make test; about 2 minutes on 2 cores with a warm numba cache (111 s measured).
 FAST := not (dbt or spark or browser or network or slow)
 test-fast: $(VENV)/.installed
-	$(PY) -m pytest -q -n auto --dist loadfile -m "$(FAST)"
+	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m "$(FAST)"
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .

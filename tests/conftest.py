@@ -17,20 +17,28 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile("ci")
 
 
-# pytest-xdist (make test: --dist loadfile) hands the test modules out in collection order, one at a time to
-# whichever worker is free: the longest go first, so that no worker starts one of them near the end while the
-# other idles. test_determinism_dbt builds the demo with 4 threads while test_demo_build makes the shared
+# pytest-xdist (make test: --dist loadfile --no-loadscope-reorder) hands the test modules out in collection
+# order, one at a time to whichever worker is free: the longest go first, so that no worker starts one of them
+# near the end while the other idles (without --no-loadscope-reorder xdist would put the modules with the most
+# tests first, and these, with few long tests, last). test_determinism_dbt builds the demo with 4 threads while test_demo_build makes the shared
 # threads-1 build; the arena-rank tests build their venv from PyPI on a clean checkout.
 LONGEST_FIRST = (
     "spark/test_spark.py",
     "dbt/test_determinism_dbt.py",
-    "dbt/test_demo_build.py",
+    "dbt/test_crash_safety.py",
     "dbt/test_incremental_dbt.py",
-    "dbt/test_incremental_contests_dbt.py",
     "unit/test_bt_arena_rank.py",
-    "unit/test_trueskill_teams.py",
+    "dbt/test_incremental_contests_dbt.py",
     "unit/test_whr.py",
+    "unit/test_trueskill_teams.py",
+    "dbt/test_demo_build.py",
     "dbt/test_team_dbt.py",
+    "spark/test_marts.py",
+    "unit/test_weng_lin.py",
+    "sql/test_determinism_sql.py",
+    "sql/test_hostile_input_sql.py",
+    "unit/test_team_openskill.py",
+    "sql/test_uncertainty_replays_sql.py",
 )
 TESTS = Path(__file__).resolve().parent
 

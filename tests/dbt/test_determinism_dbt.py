@@ -21,6 +21,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from _warehouse_reader import fingerprint  # tests/dbt is on sys.path (pytest's default rootdir import)
+from helpers.dbt_projects import duckrate_build_command
 
 REPO = Path(__file__).resolve().parents[2]
 READER = Path(__file__).with_name("_warehouse_reader.py")
@@ -48,20 +49,7 @@ def _tables(con) -> list[str]:
 def _duckrate_build(project: Path, warehouse: Path, *dbt_args: str) -> subprocess.CompletedProcess:
     """``python -m duckrate.cli build --warehouse <warehouse> -- <dbt args>`` in a child process."""
     completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "duckrate.cli",
-            "build",
-            "--warehouse",
-            str(warehouse),
-            "--",
-            *dbt_args,
-            "--project-dir",
-            str(project),
-            "--profiles-dir",
-            str(project),
-        ],
+        duckrate_build_command(warehouse, project, *dbt_args),
         capture_output=True,
         text=True,
         cwd=project,
@@ -193,24 +181,9 @@ def test_a_failed_build_leaves_the_published_warehouse_untouched(published, tmp_
     project, warehouse = published["project"], published["warehouse"]
     before = warehouse.stat()
     completed = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "duckrate.cli",
-            "build",
-            "--warehouse",
-            str(warehouse),
-            "--",
-            "build",
-            "--select",
-            "loss_curve",
-            "--vars",
-            '{"duckrate_loss_curve_points": 0}',
-            "--project-dir",
-            str(project),
-            "--profiles-dir",
-            str(project),
-        ],
+        duckrate_build_command(
+            warehouse, project, "build", "--select", "loss_curve", "--vars", '{"duckrate_loss_curve_points": 0}'
+        ),
         capture_output=True,
         text=True,
         cwd=project,

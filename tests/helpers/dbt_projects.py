@@ -41,6 +41,26 @@ def run_dbt(project: Path, *args: str) -> subprocess.CompletedProcess:
     return completed
 
 
+def duckrate_build_command(warehouse: Path, project: Path, *dbt_args: str, wait: bool = False) -> list[str]:
+    """``python -m duckrate.cli build --warehouse <warehouse> [--wait] -- <dbt args>`` on ``project`` (its own
+    profiles.yml)."""
+    return [
+        sys.executable,
+        "-m",
+        "duckrate.cli",
+        "build",
+        "--warehouse",
+        str(warehouse),
+        *(["--wait"] if wait else []),
+        "--",
+        *dbt_args,
+        "--project-dir",
+        str(project),
+        "--profiles-dir",
+        str(project),
+    ]
+
+
 def install_package(project: Path) -> None:
     """Point ``project``'s packages.yml at this checkout and run ``dbt deps``."""
     (project / "packages.yml").write_text(f"packages:\n  - local: {REPO}\n")
