@@ -39,7 +39,7 @@ test: $(VENV)/.installed browser java
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder
 
 # The quick tier while working: every test but those marked dbt, spark, browser, network or slow (pytest marks,
-# pyproject.toml), on every core as make test; about 3.5 minutes on 2 cores with a warm numba cache (205 s measured
+# pyproject.toml), on every core as make test; about 2.5 minutes on 2 cores with a warm numba cache (156 s measured
 # on 2026-12-07; 111 s on an earlier, faster machine).
 FAST := not (dbt or spark or browser or network or slow)
 test-fast: $(VENV)/.installed

@@ -272,7 +272,8 @@ def test_sql_empty_table(con):
 # Registration, types, determinism, persistence.
 
 
-def test_register_twice_and_cursor(con):
+def test_register_twice_and_cursor():
+    con = duckdb.connect()  # a plain connection: register() and the TEMP macros of a cursor of it
     small_table(con, name="few")
     assert duckrate.register(con) is con
     first = con.sql("SELECT * FROM elo_replay('few') ORDER BY seq").fetchall()
