@@ -56,7 +56,7 @@ FULL_BUILD_POINTS = (
     "mart.compute:1",
     "build.checkpointed",
 )
-INCREMENTAL_POINTS = ("replay.compute:1", "replay.fetch:2", "build.checkpointed")
+INCREMENTAL_POINTS = ("replay.compute:1", "build.checkpointed")
 
 
 def _command(warehouse: Path, project: Path, variables: dict, wait: bool = False, select=SELECT) -> list[str]:
