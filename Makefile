@@ -9,6 +9,7 @@ PY := $(VENV)/bin/python
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[test,bench,spark]"
 	$(PY) -m duckrate.cli warm --fresh
 	touch $@
