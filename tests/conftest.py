@@ -54,6 +54,10 @@ def pytest_collection_modifyitems(items):
     items.sort(key=rank)  # stable: every other module, and the tests within each, keep their order
 
 
+#: DuckDB settings that hold for the whole instance, not one connection: reset after each test.
+INSTANCE_SETTINGS = ("threads", "memory_limit", "temp_directory", "preserve_insertion_order")
+
+
 @pytest.fixture(scope="session")
 def _instance():
     """One in-memory DuckDB per test process with duckrate's UDFs and its macros in the shared catalog, as the
@@ -79,7 +83,3 @@ def con(_instance, request):
     for setting in INSTANCE_SETTINGS:
         _instance.execute(f"RESET {setting}")
     _instance.execute(f"DETACH DATABASE IF EXISTS {name}")
-
-
-#: DuckDB settings that hold for the whole instance, not one connection: reset after each test.
-INSTANCE_SETTINGS = ("threads", "memory_limit", "temp_directory", "preserve_insertion_order")

@@ -177,6 +177,7 @@ def test_a_second_build_is_refused_naming_the_first_or_waits(project):
     warehouse = project / "busy.duckdb"
     _raw_matches(warehouse, "game_id::BIGINT <= 3000")
     first = _start(warehouse, project, FIRST, {PAUSE_ENVIRONMENT: "replay.compute:1"}, select=REPLAYS_ONLY)
+    builds = [first]
     try:
         deadline = time.monotonic() + 300
         while not (lock_path(warehouse).exists() and staging_path(warehouse).exists() and _stopped(first.pid)):
@@ -216,6 +217,7 @@ def test_a_second_build_is_refused_naming_the_first_or_waits(project):
             assert reader.sql("SELECT count(*) FROM raw_matches").fetchall() == [(3000,)]
         # with --wait, a second build waits for the first, then runs
         waiting = _start(warehouse, project, SECOND, wait=True, select=REPLAYS_ONLY)
+        builds.append(waiting)
         time.sleep(3)
         assert waiting.poll() is None
         os.killpg(first.pid, signal.SIGCONT)
@@ -224,7 +226,7 @@ def test_a_second_build_is_refused_naming_the_first_or_waits(project):
         output, _ = waiting.communicate(timeout=600)
         assert waiting.returncode == 0, output[-4000:]
     finally:
-        for process in (first,):
+        for process in builds:  # a failed assertion leaves no build running (nor stopped)
             if process.poll() is None:
                 os.killpg(process.pid, signal.SIGKILL)
                 process.wait()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterator
 from functools import partial
+from types import ModuleType
 
 import duckdb
 import pyarrow as pa
@@ -155,7 +156,8 @@ def _create(con: duckdb.DuckDBPyConnection, name: str, udf, return_type: str) ->
 
 
 def _macro_statements() -> Iterator[str]:
-    """Every ``CREATE OR REPLACE TEMP MACRO`` (and the empty views they default to), in dependency order."""
+    """Every ``CREATE OR REPLACE TEMP MACRO`` (and the empty views they default to); a macro finds the others
+    when it is called, so their order is free."""
     yield replay_udf.EMPTY_PRIORS_SQL
     yield replay_udf.EMPTY_STATE_SQL
     yield replay_udf.NEXT_STATE_MACRO_SQL
@@ -164,23 +166,22 @@ def _macro_statements() -> Iterator[str]:
     yield replay_udf.whole_history_systems_macro_sql(two_player.registered())
     yield replay_udf.CARRIED_LEAGUES_MACRO_SQL
     yield replay_udf.DEFAULT_CHUNK_MACRO_SQL
-    for system in two_player.registered():
-        yield replay_udf.macro_sql(system)
-        yield replay_udf.macro_sql(system, with_state=True)
-        yield replay_udf.state_macro_sql(system)
-        yield replay_udf.check_macro_sql(system)
-        yield replay_udf.token_macro_sql(system)
-        yield replay_udf.rows_macro_sql(system)
+    # each system's replay, replay and state, state, resume check, token and rows macros, by family
+    families: tuple[tuple[Callable[..., str], ModuleType, tuple], ...] = (
+        (replay_udf.macro_sql, replay_udf, two_player.registered()),
+        (event_udf.replay_macro_sql, event_udf, _event_systems()),
+    )
+    for replay_macro, module, systems in families:
+        for system in systems:
+            yield replay_macro(system)
+            yield replay_macro(system, with_state=True)
+            yield module.state_macro_sql(system)
+            yield module.check_macro_sql(system)
+            yield module.token_macro_sql(system)
+            yield module.rows_macro_sql(system)
     for mart in MARTS:
         yield mart_sql.macro_sql(mart)
     yield lr_test_udf.macro_sql()
-    for event_system in _event_systems():
-        yield event_udf.replay_macro_sql(event_system)
-        yield event_udf.replay_macro_sql(event_system, with_state=True)
-        yield event_udf.state_macro_sql(event_system)
-        yield event_udf.check_macro_sql(event_system)
-        yield event_udf.token_macro_sql(event_system)
-        yield event_udf.rows_macro_sql(event_system)
     for fit in FITS:
         yield fit_udf.macro_sql(fit)
     yield tune_udf.macro_sql()
