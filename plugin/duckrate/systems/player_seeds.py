@@ -14,8 +14,7 @@ import numpy as np
 import pyarrow as pa
 
 from duckrate.core.jit import kernel
-
-_TWO_TO_MINUS_53 = 1.0 / 9007199254740992.0
+from duckrate.core.splitmix import TWO_TO_MINUS_53, splitmix_next
 
 
 def player_digests(players: pa.Array, seed: int) -> np.ndarray:
@@ -34,14 +33,9 @@ def uniform_rows(digest_of_slot, width, high):
     """``(len(digest_of_slot), width)`` floats in ``[0, high)``: row s is the splitmix64 stream of
     ``digest_of_slot[s]``, so a slot's values depend only on its player's digest."""
     out = np.empty((digest_of_slot.shape[0], width), dtype=np.float64)
-    golden = np.uint64(0x9E3779B97F4A7C15)
     for slot in range(digest_of_slot.shape[0]):
         state = digest_of_slot[slot]
         for column in range(width):
-            state = state + golden
-            z = state
-            z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-            z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-            z = z ^ (z >> np.uint64(31))
-            out[slot, column] = high * (float(z >> np.uint64(11)) * _TWO_TO_MINUS_53)
+            state, z = splitmix_next(state)
+            out[slot, column] = high * (float(z >> np.uint64(11)) * TWO_TO_MINUS_53)
     return out
