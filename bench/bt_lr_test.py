@@ -1,4 +1,4 @@
-"""Benchmark: bt_lr_test through SQL on 1M matches among 50k players (target: at most 15 s).
+"""Benchmark: bt_lr_test through SQL on 1M matches among 50k players (target: at most 15 s; at 10M, 60 s).
 
 The data are the cached Elo benchmark set (``bench/.data/elo_1000000.duckdb``: matchmaking by similar
 rating, drifting skills, draws), so every test has real work to do. Timed in a fresh child process:
@@ -20,7 +20,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import _common as common
 
-TARGET_SECONDS = 15.0
+#: Seconds allowed per size (issue 7 at 1M, issues 15 and 34 at 10M); other sizes have no target.
+TARGET_SECONDS = {1_000_000: 15.0, 10_000_000: 60.0}
 N_PLAYERS = 50_000
 
 
@@ -57,8 +58,12 @@ def main() -> int:
     print(
         f"\nbt_lr_test over {result['n']:,} matches among {N_PLAYERS:,} players: "
         f"median {median:.2f} s (runs {', '.join(f'{t:.2f}' for t in result['times'])}), "
-        f"{result['n'] / median / 1e3:.0f}k matches/s, peak RSS {result['peak'] / common.GB:.2f} GB; "
-        f"target <= {TARGET_SECONDS:.0f} s: {'met' if median <= TARGET_SECONDS else 'NOT met'}"
+        f"{result['n'] / median / 1e3:.0f}k matches/s, peak RSS {result['peak'] / common.GB:.2f} GB"
+        + (
+            f"; target <= {target:.0f} s: {'met' if median <= target else 'NOT met'}"
+            if (target := TARGET_SECONDS.get(args.size))
+            else ""
+        )
     )
     print(
         common.format_table(

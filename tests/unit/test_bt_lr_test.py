@@ -120,6 +120,54 @@ def test_split_statistic_equals_a_direct_computation():
     assert split["p_value"] == pytest.approx(stats.chi2.sf(split["statistic"] / 1.25, 1), rel=1e-12)
 
 
+@pytest.mark.parametrize("kind", ["halves", "other scores", "weighted"])
+def test_permutation_runs_are_elo_over_the_shuffled_orders(kind):
+    """Each random-order run is plain Elo over the games in the order random_orders.shuffle_into draws from
+    its seed (here 4 buckets), whichever pool runs it; run 0 is the real order. Games with scores 0, ½, 1
+    are packed one float a game, others not."""
+    import math
+    from concurrent.futures import ThreadPoolExecutor
+
+    from duckrate.fits.bt_lr_test import _game_records, _submit_permutation_runs
+    from duckrate.fits.random_orders import bucket_bits, shuffle_into
+
+    rng = np.random.default_rng(8)
+    t, n, eta = 70_000, 150, 0.05
+    assert bucket_bits(t) == 2
+    a = rng.integers(0, n, t)
+    b = (a + rng.integers(1, n, t)) % n
+    weighted = kind == "weighted"
+    target = rng.choice([0.0, 0.5, 1.0] if kind != "other scores" else [0.0, 0.3, 1.0], t)
+    weight = rng.random(t) + 0.5 if weighted else np.ones(1)
+    games = _game_records(a, b, target, weight, n)
+    assert games.shape[1] == (1 if kind == "halves" else 3 if weighted else 2)
+    seeds = np.arange(11, dtype=np.uint64) * np.uint64(2**61 + 3)  # two tasks, the second partial
+    rows = []
+    for workers in (1, 3):
+        with ThreadPoolExecutor(workers) as pool:
+            finals, runs = _submit_permutation_runs(pool, games, n, eta, seeds)
+            for run in runs:
+                run.result()
+        rows.append(finals)
+    assert np.array_equal(rows[0], rows[1])
+
+    def plain_elo(order):
+        rating = [0.0] * n
+        for g in order:
+            w = weight[g] if weighted else 1.0
+            change = eta * w * (target[g] - 1.0 / (1.0 + math.exp(rating[b[g]] - rating[a[g]])))
+            rating[a[g]] += change
+            rating[b[g]] -= change
+        return rating
+
+    assert finals[0].tolist() == plain_elo(range(t))
+    index = np.column_stack([np.arange(t, dtype=np.float64), np.zeros(t)])
+    for r in (1, 8, 9, 11):  # both tasks
+        shuffled = np.empty_like(index)
+        shuffle_into(index, seeds[r - 1], 2, shuffled, np.empty(4, np.int64))
+        assert finals[r].tolist() == plain_elo(shuffled[:, 0].astype(np.int64))
+
+
 def test_deterministic_row_order_free_and_seeded():
     games = bt_games(n=30, t=4000).with_columns(league=pl.lit("x"))
     first = duckrate.bt_lr_test(games, seed=3, permutations=19)

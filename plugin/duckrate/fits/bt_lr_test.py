@@ -33,6 +33,7 @@
     orders (Appendix C, "bootstrap experiments"): each run's final ratings are compared (cosine) with
     the mean of the other runs', and the p-value is the rank of the real order's similarity among all
     ``permutations + 1`` runs, two-sided (exact under exchangeable games). ``statistic`` is that cosine.
+    The random orders are uniform, drawn by the cache-friendly Rao-Sandelius shuffle (:mod:`.random_orders`).
 
 The test-half fits carry a tiny ridge (``test_ridge``) on θ in both models, so the minima exist even for
 a player who won every test game; as it goes to 0 the statistic tends to the paper's. Results depend only
@@ -50,13 +51,14 @@ import numpy as np
 import polars as pl
 import pyarrow as pa
 
-from duckrate.core.jit import kernel, parallel_kernel
+from duckrate.core.jit import inlined_kernel, kernel
 from duckrate.core.matches import PreparedMatches, columns_from_polars, prepare_matches
 from duckrate.core.parameters import Parameter, Signature
 from duckrate.core.scales import LN10
 from duckrate.fits.bradley_terry.solve import bt_theta
 from duckrate.fits.game_logistic import fit_games, log_loss
 from duckrate.fits.league_games import league_rows, name_ordered_codes
+from duckrate.fits.random_orders import MAX_RECORDS, bucket_bits, largest_bucket, lay_out_buckets, shuffle_bucket
 from duckrate.systems.elo import elo_replay_kernel
 
 TESTS = (
@@ -152,65 +154,67 @@ def _online_elo(a, b, target, weight, n, eta, order=None) -> tuple[np.ndarray, n
     return before_a, before_b, rating
 
 
-#: Player codes packed into one float64 per game as ``a·2^26 + b`` (exact below 2^52), so that a game's
-#: players and score share one record of the permutation test's shuffled copy.
+#: The permutation test's game records, one row per game, so that a game's players and score move together
+#: when the games are shuffled. Most games fit one float64 (exact below 2^53): ``a·2^27 + b·4 + 2·score``
+#: for unweighted games with scores 0, ½ or 1 and players below 2^25 (8 bytes a game, half the memory
+#: traffic). Otherwise ``(a·2^26 + b, score)`` or ``(a·2^26 + b, score, weight)``.
+PACKED_SHIFT, PACKED_PLAYERS = 2.0**27, 2**25
 PAIR_SHIFT = 2.0**26
 
 
-@kernel
-def _final_elo(games, eta, rating):
-    """Natural-unit Elo over ``games`` in their order into ``rating`` (the permutation test's many runs;
-    same update as the Elo kernel, without the per-game outputs). Each record is (packed players, score)
-    or (packed players, score, weight), read in sequence."""
-    weighted = games.shape[1] == 3
-    rating[:] = 0.0
-    for position in range(games.shape[0]):
+@inlined_kernel
+def _elo_over(games, count, eta, rating):
+    """Natural-unit Elo over the first ``count`` game records of ``games`` in their order, continuing
+    ``rating`` (the permutation test's many runs; the Elo kernel's update without its per-game outputs)."""
+    width = games.shape[1]
+    for position in range(count):
         packed = np.int64(games[position, 0])
-        i = packed >> 26
-        j = packed & 0x3FFFFFF
-        change = (
-            eta
-            * (games[position, 2] if weighted else 1.0)
-            * (games[position, 1] - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
-        )
+        if width == 1:
+            i = packed >> 27
+            j = (packed >> 2) & 0x1FFFFFF
+            score = (packed & 3) * 0.5
+        else:
+            i = packed >> 26
+            j = packed & 0x3FFFFFF
+            score = games[position, 1]
+        w = games[position, 2] if width == 3 else 1.0
+        change = eta * w * (score - 1.0 / (1.0 + math.exp(rating[j] - rating[i])))
         rating[i] += change
         rating[j] -= change
 
 
+#: Random orders per task of the permutation test: small tasks fill the cores while the fits run.
+RUNS_PER_TASK = 8
+
+
 @kernel
-def _shuffle(games, state):
-    """Fisher-Yates shuffle of the rows of ``games`` in place from a splitmix64 stream started at ``state``
-    (the same swaps as shuffling an index array: row p ends up holding game order[p])."""
-    width = games.shape[1]
-    for i in range(games.shape[0] - 1, 0, -1):
-        state = state + np.uint64(0x9E3779B97F4A7C15)
-        z = state
-        z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-        z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-        z = z ^ (z >> np.uint64(31))
-        j = np.int64((z >> np.uint64(11)) % np.uint64(i + 1))
-        for c in range(width):
-            held = games[i, c]
-            games[i, c] = games[j, c]
-            games[j, c] = held
+def _random_order_finals(games, eta, seeds, bits, finals):
+    """``finals[r]``: the final Elo ratings over the games in the uniform random order drawn from
+    ``seeds[r]`` (:func:`~duckrate.fits.random_orders.shuffle_into`'s order, read bucket after bucket,
+    each bucket put in order in a small buffer that stays in cache). A run depends only on its seed."""
+    laid_out = np.empty_like(games)
+    ends = np.empty(1 << bits, np.int64)
+    scratch = np.empty((0, games.shape[1]))
+    for r in range(seeds.shape[0]):
+        rating = finals[r]
+        rating[:] = 0.0
+        state = lay_out_buckets(games, seeds[r], bits, laid_out, ends)
+        largest = largest_bucket(ends)
+        if largest > scratch.shape[0]:
+            scratch = np.empty((largest, games.shape[1]))
+        first = 0
+        for k in range(ends.shape[0]):
+            last = ends[k]
+            state = shuffle_bucket(laid_out, first, last, scratch, state)
+            _elo_over(scratch, last - first, eta, rating)
+            first = last
 
 
-@parallel_kernel
-def _permuted_finals(games, n, eta, seeds):
-    """Final Elo ratings in the real order (row 0) and in one random order per seed (rows 1..): each
-    run shuffles its own copy of the game records with its own seed into its own output row, so the
-    result is the same on any number of threads. The runs read their games in sequence (the shuffle
-    moved them), so the rating updates do not wait on memory."""
-    runs = seeds.shape[0] + 1
-    finals = np.empty((runs, n))
-    for r in numba.prange(runs):
-        if r == 0:
-            _final_elo(games, eta, finals[r])
-        else:
-            shuffled = games.copy()
-            _shuffle(shuffled, seeds[r - 1])
-            _final_elo(shuffled, eta, finals[r])
-    return finals
+@kernel
+def _real_order_finals(games, eta, rating):
+    """``rating``: the final Elo ratings over the games in their real order."""
+    rating[:] = 0.0
+    _elo_over(games, games.shape[0], eta, rating)
 
 
 @kernel
@@ -250,7 +254,9 @@ def _lowrank_features(a, b, target, weight, n, train, test, draws, epochs) -> np
     fit = np.sort(shuffled[max(1, train.size // 5) :])
     u = u.copy()
     v = v.copy()
-    games = np.bincount(a[fit], minlength=n) + np.bincount(b[fit], minlength=n)
+    a_fit, b_fit, o_fit = a[fit], b[fit], target[fit]  # gathered once, not every epoch
+    a_held, b_held, o_held = a[held], b[held], target[held]
+    games = np.bincount(a_fit, minlength=n) + np.bincount(b_fit, minlength=n)
     step = 1.0 / (1.0 + games)  # Jacobi-scaled gradient descent: each player moves by its own curvature
     gu, gv = np.empty(n), np.empty(n)
     hu, hv = np.empty(n), np.empty(n)
@@ -259,10 +265,10 @@ def _lowrank_features(a, b, target, weight, n, train, test, draws, epochs) -> np
     best = (np.inf, u.copy(), v.copy())
     patience = 0
     for _ in range(epochs):
-        _lowrank_epoch(a[fit], b[fit], target[fit], w_fit, u, v, gu, gv)
+        _lowrank_epoch(a_fit, b_fit, o_fit, w_fit, u, v, gu, gv)
         u -= 2.0 * step * gu
         v -= 2.0 * step * gv
-        held_loss = _lowrank_epoch(a[held], b[held], target[held], w_held, u, v, hu, hv)
+        held_loss = _lowrank_epoch(a_held, b_held, o_held, w_held, u, v, hu, hv)
         if not np.isfinite(best[0]) or held_loss < best[0] - 1e-9 * abs(best[0]):
             best, patience = (held_loss, u.copy(), v.copy()), 0
         else:
@@ -336,9 +342,15 @@ def _cosine_to_others(finals):
     return out
 
 
-def _game_records(a, b, target, weight) -> np.ndarray:
-    """One row per game: packed players, score and (when weighted) weight, for :func:`_permuted_finals`."""
+def _game_records(a, b, target, weight, n) -> np.ndarray:
+    """The permutation runs' game records (:data:`PACKED_SHIFT`: one float64 a game where it fits)."""
+    if n >= 2**26:
+        raise ValueError(f"order_permutation: at most {2**26 - 1} players per league")
+    if a.shape[0] > MAX_RECORDS:
+        raise ValueError(f"order_permutation: at most {MAX_RECORDS} games per league")
     weighted = weight.shape[0] == a.shape[0]
+    if not weighted and n <= PACKED_PLAYERS and bool(np.all((target == 0.0) | (target == 0.5) | (target == 1.0))):
+        return (a.astype(np.float64) * PACKED_SHIFT + b.astype(np.float64) * 4.0 + target * 2.0).reshape(-1, 1)
     games = np.empty((a.shape[0], 3 if weighted else 2))
     games[:, 0] = a.astype(np.float64) * PAIR_SHIFT + b
     games[:, 1] = target
@@ -347,11 +359,25 @@ def _game_records(a, b, target, weight) -> np.ndarray:
     return games
 
 
-def _order_permutation(a, b, target, weight, n, eta, seeds) -> tuple[float, float, float]:
-    permutations = seeds.shape[0]
-    if n >= 2**26:
-        raise ValueError(f"order_permutation: at most {2**26 - 1} players per league")
-    finals = _permuted_finals(_game_records(a, b, target, weight), n, eta, seeds)
+def _submit_permutation_runs(pool, games, n, eta, seeds) -> tuple[np.ndarray, list]:
+    """The real order's run and the random orders' runs as tasks of ``pool``, in chunks of
+    :data:`RUNS_PER_TASK`: ``(finals, futures)``; row 0 of ``finals`` is the real order, row r the order
+    of ``seeds[r - 1]``, filled when the futures are done. Each run writes its own row, so the rows do not
+    depend on which task runs where or when."""
+    finals = np.empty((seeds.shape[0] + 1, n))
+    bits = bucket_bits(games.shape[0])
+    futures = [pool.submit(_real_order_finals, games, eta, finals[0])]
+    for first in range(0, seeds.shape[0], RUNS_PER_TASK):
+        last = min(first + RUNS_PER_TASK, seeds.shape[0])
+        futures.append(
+            pool.submit(_random_order_finals, games, eta, seeds[first:last], bits, finals[first + 1 : last + 1])
+        )
+    return finals, futures
+
+
+def _order_permutation_row(finals) -> tuple[float, float, float]:
+    """Statistic and p-value of ``order_permutation`` from the runs' final ratings (row 0: real order)."""
+    permutations = finals.shape[0] - 1
     similarity = _cosine_to_others(finals)
     below = np.count_nonzero(similarity <= similarity[0])
     above = np.count_nonzero(similarity >= similarity[0])
@@ -376,14 +402,11 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
     flip = rng.random(t) < 0.5  # symmetrise: the tests are of the side-free model (Appendix B.1)
     a, b = np.where(flip, b, a), np.where(flip, a, b)
     target = np.where(flip, 1.0 - target, target)
-    split = rng.permutation(t)
-    train, test = np.sort(split[: t // 2]), np.sort(split[t // 2 :])
+    in_train_half = np.zeros(t, dtype=np.bool_)
+    in_train_half[rng.permutation(t)[: t // 2]] = True  # a random half, as sorted row numbers
+    train, test = np.flatnonzero(in_train_half), np.flatnonzero(~in_train_half)
     w_train = weight if weight.shape[0] == 1 else weight[train]
     w_test = weight if weight.shape[0] == 1 else weight[test]
-    # the train-half ridge fit is the package's Bradley-Terry fit (pair-aggregated Newton-CG)
-    theta = bt_theta(
-        a[train], b[train], target[train], n, None if weight.shape[0] == 1 else w_train, ridge=params["ridge"], tol=1e-9
-    ).theta
     a_test, b_test, o_test = a[test], b[test], target[test]
     ridge0 = params["test_ridge"]
     # the rest of the randomness, drawn in the order the tests use it, so the tests can then run concurrently
@@ -391,6 +414,7 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
     seeds = rng.integers(0, 2**63, params["permutations"], dtype=np.int64).astype(np.uint64)
     in_train = np.zeros(t)
     in_train[train] = 1.0 if weight.shape[0] == 1 else weight[train]
+    records = _game_records(a, b, target, weight, n)
 
     def martingale_features(eta):
         before_a, before_b, _ = _online_elo(a, b, target, weight, n, eta)
@@ -400,11 +424,22 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
         before_a, before_b, _ = _online_elo(a, b, target, in_train, n, eta)
         return np.column_stack([before_a[test], before_b[test]])
 
-    # Independent pieces run on a pool of threads (the kernels release the GIL); each is deterministic on
-    # its own, so the results do not depend on which finishes first. Every piece is submitted after the
-    # pieces it waits for, so a waiting piece never holds back one it needs.
-    with ThreadPoolExecutor(max_workers=3) as pool:
-        permutation = pool.submit(_order_permutation, a, b, target, weight, n, params["permutation_eta"], seeds)
+    # Independent pieces run on a pool of as many threads as numba may use (the kernels release the GIL);
+    # each is deterministic on its own, so the results do not depend on which finishes first or where.
+    # Every piece is submitted after the pieces it waits for, so a waiting piece never holds back one it
+    # needs; the permutation runs come last, in small tasks that keep every thread busy to the end.
+    with ThreadPoolExecutor(max_workers=max(1, numba.get_num_threads())) as pool:
+        # the train-half ridge fit is the package's Bradley-Terry fit (pair-aggregated Newton-CG)
+        train_fit = pool.submit(
+            bt_theta,
+            a[train],
+            b[train],
+            target[train],
+            n,
+            None if weight.shape[0] == 1 else w_train,
+            ridge=params["ridge"],
+            tol=1e-9,
+        )
         null_test = pool.submit(fit_games, a_test, b_test, o_test, w_test, n, None, ridge=ridge0)  # split, lowrank
         null_all = pool.submit(fit_games, a, b, target, weight, n, None, ridge=ridge0)  # both martingale tests
         lowrank = pool.submit(
@@ -412,7 +447,6 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
         )
         features = {name: pool.submit(martingale_features, eta) for name, eta in MARTINGALE_ETAS.items()}
         features |= {name: pool.submit(split_martingale_features, eta) for name, eta in SPLIT_MARTINGALE_ETAS.items()}
-        split_features = np.column_stack([theta[a_test], theta[b_test]])
 
         def test_half(name, get_features, df):
             return name, _lr_row(
@@ -424,12 +458,20 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
                 _likelihood_ratio(a, b, target, weight, n, features[name].result(), ridge0, null_all.result()), df
             )
 
-        statistics = [pool.submit(test_half, "split", lambda: split_features, 1)]
+        def split_features():
+            theta = train_fit.result().theta
+            return np.column_stack([theta[a_test], theta[b_test]])
+
+        statistics = [pool.submit(test_half, "split", split_features, 1)]
         statistics += [pool.submit(all_games, name, 2) for name in MARTINGALE_ETAS]
         statistics += [pool.submit(test_half, name, features[name].result, 2) for name in SPLIT_MARTINGALE_ETAS]
         statistics.append(pool.submit(test_half, "lowrank", lowrank.result, 2))
+        finals, runs = _submit_permutation_runs(pool, records, n, params["permutation_eta"], seeds)
         results = dict(future.result() for future in statistics)
-        results["order_permutation"] = permutation.result()
+        for run in runs:
+            run.result()
+        results["order_permutation"] = _order_permutation_row(finals)
+    theta = train_fit.result().theta
     results["matchmaking"] = _matchmaking(theta[a_test], theta[b_test], a_test, b_test, theta, n)
     games = float(t if weight.shape[0] == 1 else weight.sum())
     return [
