@@ -24,6 +24,7 @@ Usage (from the repository root)::
     .venv/bin/python bench/elo.py                      # 1M and 10M, 3 repeats
     .venv/bin/python bench/elo.py --quick              # 100k and 1M, 1 repeat
     .venv/bin/python bench/elo.py --sizes 1000000 --repeats 5 --python-sample 500000
+    .venv/bin/python bench/elo.py --sizes 10000000 --repeats 1 --memory-limit 1GB   # issue 34 item 4
 """
 
 from __future__ import annotations
@@ -123,6 +124,8 @@ def python_elo_table(con, table: str, n: int, k: float = K, initial: float = 150
 
 def run_child(args) -> int:
     con = common.benchmark_connection(args.data)
+    if args.memory_limit:
+        con.execute(f"SET memory_limit = '{args.memory_limit}'")
     rss_attached = common.rss_bytes()
     n = con.execute("SELECT count(*) FROM src.main.matches").fetchone()[0]
 
@@ -353,6 +356,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per query and size (median reported)")
     parser.add_argument("--python-sample", type=int, default=200_000, help="matches for the pure-Python peer")
     parser.add_argument("--quick", action="store_true", help="sizes 100k and 1M, 1 repeat")
+    parser.add_argument("--memory-limit", default=None, help="DuckDB memory_limit, e.g. 1GB (default: DuckDB's)")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--data", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -364,6 +368,7 @@ def main(argv: list[str] | None = None) -> int:
         args.sizes, args.repeats = [100_000, 1_000_000], 1
 
     print("# duckrate benchmark: Elo through SQL")
+    print(f"DuckDB memory_limit: {args.memory_limit or 'default (80% of RAM)'}")
     print()
     for line in common.machine_lines():
         print(line)
@@ -385,6 +390,7 @@ def main(argv: list[str] | None = None) -> int:
                     "--python-sample",
                     str(args.python_sample),
                 ]
+                + (["--memory-limit", args.memory_limit] if args.memory_limit else [])
             )
         )
     return 0 if _report(results, args) else 1

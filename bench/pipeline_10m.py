@@ -8,7 +8,7 @@ dbt project with the demo's vars pointing at them (``bench/.data/pipeline_projec
 ``duckrate build`` (dbt build into a copy of the warehouse, then ``os.replace``) on it. Prints dbt's own
 per-model wall time (``target/run_results.json``), the total wall time, and the peak resident memory of the
 whole process tree (dbt and its DuckDB), sampled every 0.25 s with psutil, also at the moment each model
-was running. The parent imports only the standard library and psutil; dbt runs in a child process.
+was running. The parent imports only the standard library, psutil and yaml; dbt runs in a child process.
 """
 
 from __future__ import annotations
@@ -56,11 +56,17 @@ profile: duckrate_pipeline_bench
 vars:
   duckrate_matches_table: raw_matches          # canonical columns already
   duckrate_contests_table: raw_contests
-  duckrate_params:                             # the demo's
-    elo: {k: 20, advantage: 35}
-    glicko: {period_length: 0.25}
-    glicko2: {period_length: 0.25}
+  duckrate_params: {params}                    # the demo's (demo/dbt_project.yml)
 """
+
+
+def demo_params() -> dict:
+    """The systems' parameters the demo project sets (``vars.duckrate_params`` of demo/dbt_project.yml)."""
+    import yaml
+
+    return yaml.safe_load((REPO_ROOT / "demo" / "dbt_project.yml").read_text())["vars"]["duckrate_params"]
+
+
 PROFILES_YML = """\
 duckrate_pipeline_bench:
   target: dev
@@ -79,6 +85,7 @@ LOAD = """
 import duckdb, sys
 warehouse, matches, contests = sys.argv[1:4]
 con = duckdb.connect(warehouse, config={"storage_compatibility_version": "v1.5.0"})
+con.execute("SET enable_progress_bar = false")
 con.execute(f"ATTACH '{matches}' AS src (READ_ONLY)")
 con.execute("CREATE TABLE raw_matches AS SELECT * FROM src.matches")
 con.execute(f"CREATE TABLE raw_contests AS SELECT * FROM read_parquet('{contests}')")
@@ -155,7 +162,7 @@ def main(argv: list[str] | None = None) -> int:
     project = DATA_DIR / "pipeline_project"
     shutil.rmtree(project, ignore_errors=True)
     project.mkdir(parents=True)
-    (project / "dbt_project.yml").write_text(PROJECT_YML)
+    (project / "dbt_project.yml").write_text(PROJECT_YML.format(params=json.dumps(demo_params())))
     profile = PROFILES_YML + (
         f"      settings:\n        memory_limit: {args.memory_limit}\n" if args.memory_limit else ""
     )
@@ -216,7 +223,9 @@ def main(argv: list[str] | None = None) -> int:
                 name,
                 result["status"],
                 f"{result['execution_time']:.1f}",
-                "-" if before is None else f"{before:.1f} ({before / max(result['execution_time'], 1e-9):.1f}x)",
+                "-"
+                if before is None or result["status"] != "success"
+                else f"{before:.1f} ({before / max(result['execution_time'], 1e-9):.1f}x)",
                 f"{peak / GB:.1f}",
                 (result.get("message") or "")[:60],
             ]
