@@ -412,8 +412,7 @@ def _league_tests(a, b, target, weight, n, league, params) -> list[dict]:
     # the rest of the randomness, drawn in the order the tests use it, so the tests can then run concurrently
     lowrank_draws = _lowrank_draws(rng, train.size, n)
     seeds = rng.integers(0, 2**63, params["permutations"], dtype=np.int64).astype(np.uint64)
-    in_train = np.zeros(t)
-    in_train[train] = 1.0 if weight.shape[0] == 1 else weight[train]
+    in_train = np.where(in_train_half, 1.0 if weight.shape[0] == 1 else weight, 0.0)  # the train games' weights
     records = _game_records(a, b, target, weight, n)
 
     def martingale_features(eta):
