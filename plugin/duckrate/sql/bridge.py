@@ -13,8 +13,9 @@ every table macro runs these steps, each a ``MATERIALIZED`` CTE so it runs once 
    reads (a saved state, priors) are collected the same way under other names;
 3. ``<compute>(token, counts, ...)`` takes the collected chunks, runs the kernel, and keeps the computed
    columns under the token in NumPy arrays, in the collected row order, with the rows' keys
-   (:class:`ResultStore`); results that are not one row per input row (a fit's rows per player, a saved
-   state) are returned as a list or kept to be taken once (``duckrate_take_state``);
+   (:class:`ResultStore`); results that are not one row per input row are kept whole: a fit's rows (per
+   player and day, say) in :class:`TableStore`, read back in pieces by position (``unnest(range(<row count>))``)
+   (``duckrate_fetch_<fit>``), a saved state to be taken once (``duckrate_take_state``);
 4. the macro scans its input again and calls ``fetch(token, hash(<key columns>))``, a vectorised scalar
    UDF that DuckDB calls chunk by chunk on all its threads, returning the computed columns of those rows as
    a STRUCT, while the scan itself supplies every input column (names, times, ids) in its own type.
@@ -33,9 +34,12 @@ error, never a silently shared result.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import os
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -53,6 +57,40 @@ NEW_TOKEN_UDF = "duckrate_new_token"
 COLLECT_UDF = "duckrate_collect"
 _EMPTY_SLOTS = np.zeros(0, dtype=np.int64)
 _TOKENS = itertools.count(1)
+
+
+#: The environment variable setting how many computations run at once in one process (:func:`one_at_a_time`).
+COMPUTATIONS_VARIABLE = "DUCKRATE_COMPUTATIONS"
+DEFAULT_COMPUTATIONS = 1
+
+
+def _computations() -> int:
+    text = os.environ.get(COMPUTATIONS_VARIABLE, str(DEFAULT_COMPUTATIONS))
+    if not text.strip().isdigit() or int(text) < 1:
+        raise ValueError(
+            f"duckrate: the environment variable {COMPUTATIONS_VARIABLE} must be an integer >= 1 (how many "
+            f"computations run at once in one process), got {text!r}"
+        )
+    return int(text)
+
+
+_GATE = threading.BoundedSemaphore(_computations())
+
+
+def one_at_a_time(udf: Callable) -> Callable:
+    """``udf`` (a computation: a replay's or fit's run, a test, a tuning, a mart computed in Python) run by
+    at most :data:`DEFAULT_COMPUTATIONS` threads of the process at once (``DUCKRATE_COMPUTATIONS`` sets
+    another count). dbt runs models on several threads of one process; two large computations side by
+    side need twice the memory beside DuckDB's buffer pool, while one at a time keeps the process's peak to
+    the largest. Waiting threads hold no lock a computation needs (computations run no SQL), and the
+    results do not depend on the order."""
+
+    @functools.wraps(udf)
+    def gated(*args):
+        with _GATE:
+            return udf(*args)
+
+    return gated
 
 
 def new_token() -> int:
@@ -307,6 +345,7 @@ class ResultStore:
         returns how many entries."""
         limit = IDLE_SECONDS if idle_seconds is None else idle_seconds
         COLLECTOR.evict_idle(limit)
+        TABLES.evict_idle(limit)
         now = time.monotonic()
         with self._lock:
             stale = [token for token, entry in self._entries.items() if now - entry.last_used >= limit]
@@ -319,8 +358,77 @@ class ResultStore:
             return len(self._entries)
 
 
+class TableStore:
+    """Computed tables that are not one row per input row (a fit's rows per player and day), by token, read
+    back in pieces by position (:func:`make_rows_udf`) so that DuckDB never holds them as one list value."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, _Rows] = {}
+        self._lock = threading.Lock()
+
+    def put(self, token: int, table: pa.Table) -> int:
+        """Keep ``table`` under ``token`` until each of its rows was fetched once; returns its row count."""
+        STORE.evict_idle()
+        if table.num_rows:
+            with self._lock:
+                self._entries[token] = _Rows(table, np.zeros(table.num_rows, dtype=np.bool_), table.num_rows)
+        return table.num_rows
+
+    def fetch(self, token: int, positions: np.ndarray) -> pa.StructArray:
+        """The rows at ``positions`` (int64) of ``token``'s table, as one struct array: a slice when they are
+        consecutive (as the unnested ``range`` hands them over), else gathered."""
+        with self._lock:
+            entry = self._entries.get(token)
+        if entry is None:
+            raise DuckrateInputError(
+                f"duckrate: no computed result for token {token}: it was already read in full, or freed after "
+                f"{IDLE_SECONDS:.0f} s without being read (a query that stopped early or failed); run the query again"
+            )
+        n = len(positions)
+        first, last = int(positions[0]), int(positions[-1])
+        consecutive = last - first + 1 == n and (n < 2 or bool(np.all(np.diff(positions) == 1)))
+        if consecutive:
+            rows = entry.table.slice(first, n)
+            where: slice | np.ndarray = slice(first, last + 1)
+        else:
+            rows = entry.table.take(pa.array(positions))
+            where = positions
+        with entry.lock:
+            entry.last_used = time.monotonic()
+            seen = int(np.count_nonzero(entry.delivered[where]))
+            entry.delivered[where] = True
+            entry.remaining -= n - seen
+            done = entry.remaining == 0
+        if seen or (not consecutive and len(np.unique(positions)) != n):
+            raise RuntimeError(f"duckrate: a row of token {token}'s result was fetched twice; please report this")
+        if done:
+            with self._lock:
+                self._entries.pop(token, None)
+        return rows.to_struct_array().combine_chunks()
+
+    def evict_idle(self, limit: float) -> None:
+        now = time.monotonic()
+        with self._lock:
+            for token in [token for token, entry in self._entries.items() if now - entry.last_used >= limit]:
+                del self._entries[token]
+
+    def __len__(self) -> int:
+        with self._lock:
+            return len(self._entries)
+
+
+@dataclass
+class _Rows:
+    table: pa.Table
+    delivered: np.ndarray  # one flag per row: fetched already
+    remaining: int
+    last_used: float = field(default_factory=time.monotonic)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
 COLLECTOR = Collector()
 STORE = ResultStore()
+TABLES = TableStore()
 
 
 def is_bridge_udf(name: str) -> bool:
@@ -370,6 +478,23 @@ def make_fetch_udf(name: str, result_type: pa.StructType):
 
     fetch_udf.__name__ = name
     return fetch_udf
+
+
+def make_rows_udf(name: str, result_type: pa.StructType):
+    """The vectorised UDF ``rows(token, position)`` returning ``result_type`` (the struct of a kept table's
+    columns, :class:`TableStore`) for each position."""
+
+    def rows_udf(token, position):
+        token, position = whole(token), whole(position)
+        if len(position) == 0:
+            return pa.array([], result_type)
+        tokens = np.asarray(token, dtype=np.int64)
+        if tokens[0] != tokens[-1]:
+            raise RuntimeError("duckrate: one rows call received several tokens; please report this")
+        return TABLES.fetch(int(tokens[0]), np.asarray(position, dtype=np.int64))
+
+    rows_udf.__name__ = name
+    return rows_udf
 
 
 def make_take_state_udf(state_type: pa.DataType, to_arrow, take: bool = True):

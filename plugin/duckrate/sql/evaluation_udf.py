@@ -13,6 +13,7 @@ from duckrate.core import crash_points
 from duckrate.marts import Mart
 from duckrate.marts.compute import mart_table, returns_schema
 from duckrate.sql._lists import map_list_rows, whole
+from duckrate.sql.bridge import one_at_a_time
 
 # Columns of the replay table the marts read; absent optional ones arrive as NULL.
 OPTIONAL_REPLAY_COLUMNS = "SELECT NULL::VARCHAR AS system, NULL::VARCHAR AS league WHERE false"
@@ -43,7 +44,7 @@ def make_udf(mart: Mart):
         return map_list_rows(replay, mart_row, arrow_type)
 
     mart_udf.__name__ = udf_name(mart)
-    return mart_udf
+    return one_at_a_time(mart_udf)
 
 
 def replay_source(mart: Mart) -> str:

@@ -1,12 +1,14 @@
-"""The Arrow UDF and TEMP table macro behind each batch fit, ``<fit>(tbl, ...)`` (``bt_fit``, ``whr_fit``,
+"""The UDFs and TEMP table macro behind each batch fit, ``<fit>(tbl, ...)`` (``bt_fit``, ``whr_fit``,
 ``ttt_fit``: every entry of :data:`duckrate.core.registry.FITS`).
 
-Same pattern as the replays (:mod:`.replay_udf`): the macro packs the table's columns into one unordered
-``LIST(STRUCT)`` (for a matches table, players and league as 64-bit hash keys, with the name lists beside;
-for another input shape, e.g. ``team_results``, its columns as they are, NULL where absent, as the event
-replays of :mod:`.event_udf`), the priors table into another when the fit takes one, and the UDF hands
-them to the fit's ``run``, which returns its rows; the macro unnests them. No maths here: the rows are only given the macro's fixed column types
-(:func:`sql_rows`).
+The bridge's pattern (:mod:`.bridge`): the macro collects the table's columns (for a matches table, players
+and league as 64-bit hash keys, with the name lists beside; for another input shape, e.g. ``team_results``,
+its columns as they are, NULL where absent, as the event replays of :mod:`.event_udf`) and the priors table
+when the fit takes one; the compute UDF hands them to the fit's ``run`` and keeps its rows under the token
+(:class:`~duckrate.sql.bridge.TableStore`), returning their count; the macro reads them back over
+the positions ``unnest(range(count))`` in pieces (``duckrate_fetch_<fit>``), so a fit's millions of rows (per player and day) are
+never one list value that DuckDB copies and unnests. No maths here: the rows are only given the macro's
+fixed column types (:func:`sql_rows`).
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ import pyarrow as pa
 from duckrate.core import crash_points
 from duckrate.core.matches import MATCHES
 from duckrate.core.protocol import Fit, InputShape
-from duckrate.sql._lists import list_per_row, whole
-from duckrate.sql.bridge import collected_ctes
+from duckrate.sql._lists import whole
+from duckrate.sql.bridge import TABLES, collected_ctes, one_at_a_time
 from duckrate.sql.event_udf import TYPED_WHEN_ABSENT
 from duckrate.sql.replay_udf import (
     EMPTY_PRIORS_VIEW,
@@ -40,7 +42,13 @@ _SQL_TYPES = {
 
 
 def udf_name(fit: Fit) -> str:
-    return f"duckrate_{fit.name}_udf"
+    """The compute UDF: runs the fit and keeps its rows; returns their count."""
+    return f"duckrate_{fit.name}_compute_udf"
+
+
+def fetch_udf_name(fit: Fit) -> str:
+    """The UDF reading the kept rows back by position."""
+    return f"duckrate_fetch_{fit.name}"
 
 
 def parameters(fit: Fit) -> tuple[tuple[str, str], ...]:
@@ -55,8 +63,12 @@ def _output(fit: Fit) -> pa.Schema:
     return fit.output
 
 
-def return_type(fit: Fit) -> str:
-    return "STRUCT(" + ", ".join(f"{f.name} {_SQL_TYPES[f.type]}" for f in _output(fit)) + ")[]"
+def fetch_type(fit: Fit) -> pa.StructType:
+    return pa.struct(list(_output(fit)))
+
+
+def fetch_return_type(fit: Fit) -> str:
+    return "STRUCT(" + ", ".join(f"{f.name} {_SQL_TYPES[f.type]}" for f in _output(fit)) + ")"
 
 
 def sql_rows(result: pa.Table | pl.DataFrame, schema: pa.Schema) -> pa.Table:
@@ -75,18 +87,19 @@ def sql_rows(result: pa.Table | pl.DataFrame, schema: pa.Schema) -> pa.Table:
 
 
 def make_udf(fit: Fit):
-    """``(token, n_input, n_priors, player names, league names, table name, parameters...) -> list of fit
-    rows``: the matches (and priors) were collected under the token (see :mod:`.bridge`)."""
+    """``(token, n_input, n_priors, player names, league names, table name, parameters...) -> row count``: the
+    matches (and priors) were collected under the token (see :mod:`.bridge`); the fit's rows are kept under
+    it for ``duckrate_fetch_<fit>``."""
     names = [name for name, _ in parameters(fit)]
     schema = _output(fit)
     run = fit.run
     assert run is not None
-    element_type = pa.struct(list(schema))
 
     def fit_udf(token, n_input, n_priors, player_names, league_names, table_name, *values):
         crash_points.reached("fit.compute")
         values = tuple(whole(column) for column in values)
-        per_row = []
+        tokens = np.asarray(whole(token).fill_null(0), dtype=np.int64)
+        counts = []
         rows = (
             match_macro_rows(token, n_input, n_priors, player_names, league_names, table_name)
             if fit.input is MATCHES
@@ -94,15 +107,17 @@ def make_udf(fit: Fit):
         )
         for row, columns, priors, table in rows:
             if columns is None:
-                per_row.append(None)
+                counts.append(0)
                 continue
             given = {name: column[row].as_py() for name, column in zip(names, values)}
-            result = sql_rows(run(columns, priors, given, table), schema)
-            per_row.append(result.to_struct_array().combine_chunks() if result.num_rows else None)
-        return list_per_row(per_row, element_type)
+            result = run(columns, priors, given, table)
+            del columns, priors  # the collected input is freed before the rows are converted
+            counts.append(TABLES.put(int(tokens[row]), sql_rows(result, schema)))
+            del result
+        return pa.array(counts, pa.int64())
 
     fit_udf.__name__ = udf_name(fit)
-    return fit_udf
+    return one_at_a_time(fit_udf)
 
 
 def _shape_rows(token, n_input, n_priors, table_name):
@@ -145,6 +160,9 @@ def macro_sql(fit: Fit) -> str:
         parts["priors"] = PRIORS_SOURCE
         params += f", priors := '{EMPTY_PRIORS_VIEW}'"
     n_priors = "c.n_priors" if fit.priors else "0"
+    # Each field once, qualified (a macro parameter shadows a bare column name): ``unnest`` of the struct
+    # would call the fetch UDF once per field.
+    columns = ", ".join(f"z.f.{f.name} AS {f.name}" for f in _output(fit))
     names = f", {names_ctes()}" if matches else ""
     name_lists = (
         "(SELECT pn.names FROM player_names AS pn), (SELECT ln.names FROM league_names AS ln)"
@@ -153,7 +171,12 @@ def macro_sql(fit: Fit) -> str:
     )
     return f"""
 CREATE OR REPLACE TEMP MACRO {fit.name}(tbl{params}) AS TABLE
-WITH {collected_ctes(parts)}{names}
-SELECT unnest({udf_name(fit)}(k.t, c.n_input, {n_priors}, {name_lists}, tbl{args}), recursive := true)
-FROM duckrate_token AS k, duckrate_collected AS c
+WITH {collected_ctes(parts)}{names},
+duckrate_fitted AS MATERIALIZED (
+    SELECT k.t, coalesce({udf_name(fit)}(k.t, c.n_input, {n_priors}, {name_lists}, tbl{args}), 0) AS n
+    FROM duckrate_token AS k, duckrate_collected AS c
+)
+SELECT {columns}
+FROM (SELECT {fetch_udf_name(fit)}(p.t, p.position) AS f
+      FROM (SELECT d.t, unnest(range(d.n)) AS position FROM duckrate_fitted AS d) AS p) AS z
 """

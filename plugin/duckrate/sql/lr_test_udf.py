@@ -10,7 +10,7 @@ import pyarrow as pa
 from duckrate.core.parameters import sql_parameter_list
 from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
 from duckrate.sql._lists import lists_of, whole
-from duckrate.sql.bridge import collected_ctes
+from duckrate.sql.bridge import collected_ctes, one_at_a_time
 from duckrate.sql.replay_udf import MATCH_SOURCE, collected_columns
 
 UDF_NAME = "duckrate_bt_lr_test_udf"
@@ -43,7 +43,7 @@ def make_udf():
         return lists_of(results, offsets, _ELEMENT)
 
     lr_test_udf.__name__ = UDF_NAME
-    return lr_test_udf
+    return one_at_a_time(lr_test_udf)
 
 
 def macro_sql() -> str:

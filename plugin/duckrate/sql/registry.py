@@ -107,7 +107,15 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             (evaluation_udf.udf_name(mart), partial(evaluation_udf.make_udf, mart), evaluation_udf.return_type(mart))
         )
     udfs.append((lr_test_udf.UDF_NAME, lr_test_udf.make_udf, lr_test_udf.RETURN_TYPE))
-    udfs += [(fit_udf.udf_name(fit), partial(fit_udf.make_udf, fit), fit_udf.return_type(fit)) for fit in FITS]
+    for fit in FITS:
+        udfs.append((fit_udf.udf_name(fit), partial(fit_udf.make_udf, fit), "BIGINT"))
+        udfs.append(
+            (
+                fit_udf.fetch_udf_name(fit),
+                partial(bridge.make_rows_udf, fit_udf.fetch_udf_name(fit), fit_udf.fetch_type(fit)),
+                fit_udf.fetch_return_type(fit),
+            )
+        )
     udfs.append((tune_udf.UDF_NAME, tune_udf.make_udf, tune_udf.RETURN_TYPE))
     udfs.append((team_predictions_udf.UDF_NAME, team_predictions_udf.make_udf, team_predictions_udf.RETURN_TYPE))
     udfs.append((ranks_udf.UDF_NAME, ranks_udf.make_udf, ranks_udf.RETURN_TYPE))

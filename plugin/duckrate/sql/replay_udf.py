@@ -18,7 +18,7 @@ import pyarrow as pa
 from duckrate.core import crash_points
 from duckrate.core.parameters import Signature, sql_parameter_list
 from duckrate.sql._lists import list_values, struct_columns, whole
-from duckrate.sql.bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes
+from duckrate.sql.bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes, one_at_a_time
 from duckrate.systems.saved_state import STATE_SCHEMA, CarriedState, state_frame
 from duckrate.systems.two_player import (
     COMPUTED_COLUMNS,
@@ -209,6 +209,7 @@ class _Call:
         return carried
 
 
+@one_at_a_time
 def compute_tokens(
     call, run: Callable, fields: tuple[str, ...], what: str, unchanged: Callable | None = None
 ) -> pa.Array:

@@ -20,7 +20,7 @@ import pyarrow as pa
 from duckrate.core.errors import DuckrateInputError
 from duckrate.marts.parameters import POINTS
 from duckrate.sql._lists import list_per_row, whole
-from duckrate.sql.bridge import collected_ctes
+from duckrate.sql.bridge import collected_ctes, one_at_a_time
 from duckrate.sql.replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
 from duckrate.tuning.tune import PROTOCOL, TRAIN_SHARE, TUNING_SCHEMA, tune_columns
 
@@ -66,7 +66,7 @@ def make_udf():
         return list_per_row(per_row, ELEMENT_TYPE)
 
     tune_udf.__name__ = UDF_NAME
-    return tune_udf
+    return one_at_a_time(tune_udf)
 
 
 def make_contest_udf():
@@ -95,7 +95,7 @@ def make_contest_udf():
         return list_per_row(per_row, ELEMENT_TYPE)
 
     tune_contests_udf.__name__ = CONTEST_UDF_NAME
-    return tune_contests_udf
+    return one_at_a_time(tune_contests_udf)
 
 
 def fixed_parameters(text: str | None) -> dict:
