@@ -14,6 +14,7 @@ import duckdb
 import polars as pl
 import pytest
 import yaml
+from helpers import older_duckdb
 from helpers.systems import contest_systems, team_systems, two_player_systems
 
 import duckrate
@@ -55,6 +56,20 @@ def test_every_model_is_a_plain_readable_relation(plain):
 def test_warehouse_keeps_the_older_storage_format(plain):
     (tags,) = plain.sql("SELECT tags FROM duckdb_databases() WHERE database_name = current_database()").fetchall()[0]
     assert tags["storage_version"].startswith("v1.5.0")  # DuckDB 1.5.x tools can open the file
+
+
+@pytest.mark.network  # the older DuckDB is installed from PyPI on first use
+def test_the_warehouse_opens_in_the_oldest_duckdb_its_storage_version_allows(warehouse, plain):
+    """The profile's storage_compatibility_version names the oldest release that reads the file (docs/dbt.md):
+    that release opens the demo warehouse and reads every table, row for row."""
+    version = older_duckdb.oldest_release(older_duckdb.storage_version(REPO / "demo" / "profiles.yml"))
+    read = older_duckdb.read_tables(version, warehouse)  # read-only beside `plain`, as dashboards share it
+    assert read["version"] == version
+    tables = plain.sql(
+        "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() ORDER BY table_name"
+    ).fetchall()
+    assert read["counts"] == {t: plain.sql(f'SELECT count(*) FROM "{t}"').fetchall()[0][0] for (t,) in tables}
+    assert set(ALL_TABLES) - {"replays"} <= set(read["counts"])
 
 
 def test_bad_rows_land_in_rejected_matches_with_a_reason(plain):
