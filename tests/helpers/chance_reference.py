@@ -22,6 +22,9 @@ DEFAULTS = {
 }
 SCALE = 400.0 / math.log(10.0)
 
+#: NumPy 2's name for the trapezoid rule; ``trapz`` before it (NumPy 1.26, the oldest supported).
+_trapezoid = getattr(np, "trapezoid", None) or np.trapz
+
 
 def frame_of(a, b, scores, leagues=None, played_at=None):
     n = len(a)
@@ -173,5 +176,5 @@ def eq_4(m, sigma, beta, y=2000.0):
     """
     z = np.linspace(-40.0, 40.0, 40001)
     weight = np.exp(-0.5 * z * z) / (1.0 + 10.0 ** ((y - (m + sigma * z)) / 400.0))
-    first, mass = np.trapezoid(weight * z, z), np.trapezoid(weight, z)
+    first, mass = _trapezoid(weight * z, z), _trapezoid(weight, z)
     return float(beta * sigma * first / ((1.0 - beta) / 2.0 * math.sqrt(2.0 * math.pi) + beta * mass))

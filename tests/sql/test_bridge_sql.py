@@ -1,6 +1,7 @@
 """The bridge's lifetimes and its gate, in real DuckDB: a fit's rows are read back in pieces by position and
 freed once read; a query that stops early leaves them to the idle eviction; computations on several threads
-of one process run one at a time (``DUCKRATE_COMPUTATIONS`` sets another count) and give the same rows."""
+of one process run one at a time (``DUCKRATE_COMPUTATIONS`` sets another count) and give the same rows; a
+UDF's rows from a table with or without rows."""
 
 from __future__ import annotations
 
@@ -12,10 +13,12 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 
 import polars as pl
+import pyarrow as pa
 import pytest
 
 import duckrate
 from duckrate.sql import bridge
+from duckrate.sql._lists import struct_rows
 from duckrate.sql.registry import use_shared_macros
 from duckrate.synthetic import generate_matches
 
@@ -99,3 +102,17 @@ def test_the_count_of_computations_at_once_is_set_by_the_environment(value, expe
     assert (done.returncode == 0) == (expected == "2")
     if done.returncode:
         assert bridge.COMPUTATIONS_VARIABLE in done.stderr
+
+
+@pytest.mark.parametrize(("rows", "chunks"), [(0, 0), (0, 1), (3, 1)])
+def test_struct_rows_of_a_table_with_or_without_rows(rows, chunks):
+    """``to_struct_array`` of a table without rows (with no chunks, or one empty chunk, as an empty polars
+    frame converts to) fails in pyarrow before 18: the UDFs' rows come out as an empty struct array of the
+    table's fields instead."""
+    schema = pa.schema([("player", pa.string()), ("rating", pa.float64())])
+    table = pl.DataFrame({"player": ["a", "b", "c"][:rows], "rating": [1.0, 2.0, 3.0][:rows]}).to_arrow().cast(schema)
+    if chunks == 0:
+        table = pa.Table.from_batches([], schema)
+    structs = struct_rows(table)
+    assert structs.type == pa.struct(list(schema))
+    assert structs.to_pylist() == [{"player": p, "rating": r} for p, r in zip("abc"[:rows], [1.0, 2.0, 3.0])]

@@ -168,6 +168,8 @@ def time_unit_of(kind: pa.DataType) -> str:
 
 
 def encode_column(array: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    if len(array) == 0:  # pyarrow before 18 cannot combine the chunks of an empty dictionary column
+        return np.zeros(0, dtype=np.int64), pa.array([], array.type)
     encoded = pc.dictionary_encode(array)
     if isinstance(encoded, pa.ChunkedArray):
         encoded = encoded.combine_chunks()

@@ -19,6 +19,14 @@ def whole(column):
     return column
 
 
+def struct_rows(table: pa.Table) -> pa.StructArray:
+    """A table's rows as one struct array (``to_struct_array`` of a table without rows fails in pyarrow
+    before 18: it finds no batches)."""
+    if table.num_rows == 0:
+        return pa.array([], pa.struct(list(table.schema)))
+    return table.to_struct_array().combine_chunks()
+
+
 def list_values(lists: pa.Array, row: int) -> pa.Array | None:
     """The elements of the ``row``-th list, zero-copy (None for a NULL list)."""
     if pa.types.is_null(lists.type) or not lists.is_valid()[row].as_py():

@@ -49,7 +49,7 @@ import pyarrow as pa
 from duckrate.core import crash_points
 from duckrate.core.errors import DuckrateInputError
 from duckrate.core.row_keys import anchor_table, key_positions, key_table
-from duckrate.sql._lists import lists_of, whole
+from duckrate.sql._lists import lists_of, struct_rows, whole
 
 KEY_FIELD = "duckrate_key"  # the collected field holding each row's 64-bit key (DuckDB hash of its key columns)
 IDLE_SECONDS = 300.0  # an entry nobody used for this long belongs to a query that stopped or failed
@@ -404,7 +404,7 @@ class TableStore:
         if done:
             with self._lock:
                 self._entries.pop(token, None)
-        return rows.to_struct_array().combine_chunks()
+        return struct_rows(rows)
 
     def evict_idle(self, limit: float) -> None:
         now = time.monotonic()

@@ -12,7 +12,7 @@ import pyarrow as pa
 from duckrate.core import crash_points
 from duckrate.marts import Mart
 from duckrate.marts.compute import mart_table, returns_schema
-from duckrate.sql._lists import map_list_rows, whole
+from duckrate.sql._lists import map_list_rows, struct_rows, whole
 from duckrate.sql.bridge import one_at_a_time
 
 # Columns of the replay table the marts read; absent optional ones arrive as NULL.
@@ -39,7 +39,7 @@ def make_udf(mart: Mart):
 
         def mart_row(row: int, elements: pa.Array) -> pa.StructArray:
             values = [column[row].as_py() for column in parameters]
-            return mart_table(mart, elements, values).to_struct_array().combine_chunks()
+            return struct_rows(mart_table(mart, elements, values))
 
         return map_list_rows(replay, mart_row, arrow_type)
 

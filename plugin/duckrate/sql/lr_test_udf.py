@@ -9,7 +9,7 @@ import pyarrow as pa
 
 from duckrate.core.parameters import sql_parameter_list
 from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
-from duckrate.sql._lists import lists_of, whole
+from duckrate.sql._lists import lists_of, struct_rows, whole
 from duckrate.sql.bridge import collected_ctes, one_at_a_time
 from duckrate.sql.replay_udf import MATCH_SOURCE, collected_columns
 
@@ -38,7 +38,7 @@ def make_udf():
                 continue
             values = {name: column[row].as_py() for name, column in zip(names, parameters)}
             result = lr_test_columns(columns, values, table=f"table {table_name[row].as_py()!r}")
-            results.append(result.to_arrow().cast(pa.schema(_ELEMENT)).to_struct_array().combine_chunks())
+            results.append(struct_rows(result.to_arrow().cast(pa.schema(_ELEMENT))))
             offsets.append(offsets[-1] + len(results[-1]))
         return lists_of(results, offsets, _ELEMENT)
 

@@ -22,7 +22,7 @@ from duckrate.core.errors import DuckrateInputError
 from duckrate.core.parameters import Parameter
 from duckrate.evaluation import team_predictions
 from duckrate.evaluation.team_predictions import BALANCE_COLUMNS, PREDICTION_COLUMNS, RATED_COLUMNS
-from duckrate.sql._lists import list_per_row, list_values, whole
+from duckrate.sql._lists import list_per_row, list_values, struct_rows, whole
 from duckrate.systems import team
 
 UDF_NAME = "duckrate_team_prediction_udf"
@@ -95,7 +95,7 @@ def make_udf():
                 extra[row].as_py() or {},
                 given[row].as_py() or {},
             )
-            per_row.append(result.to_arrow().cast(pa.schema(_ELEMENT)).to_struct_array().combine_chunks())
+            per_row.append(struct_rows(result.to_arrow().cast(pa.schema(_ELEMENT))))
         return list_per_row(per_row, _ELEMENT)
 
     udf.__name__ = UDF_NAME

@@ -19,7 +19,7 @@ import pyarrow as pa
 
 from duckrate.core.errors import DuckrateInputError
 from duckrate.marts.parameters import POINTS
-from duckrate.sql._lists import list_per_row, whole
+from duckrate.sql._lists import list_per_row, struct_rows, whole
 from duckrate.sql.bridge import collected_ctes, one_at_a_time
 from duckrate.sql.replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
 from duckrate.tuning.tune import PROTOCOL, TRAIN_SHARE, TUNING_SCHEMA, tune_columns
@@ -35,7 +35,7 @@ ELEMENT_TYPE = pa.struct([(name, _ARROW_TYPES[str(kind)]) for name, kind in TUNI
 
 def _elements(frame: pl.DataFrame) -> pa.StructArray:
     """A tuning table as the UDF's list elements."""
-    return frame.to_arrow().cast(pa.schema(list(ELEMENT_TYPE))).to_struct_array().combine_chunks()
+    return struct_rows(frame.to_arrow().cast(pa.schema(list(ELEMENT_TYPE))))
 
 
 def make_udf():

@@ -27,7 +27,7 @@ from duckrate.evaluation.win_probability import (
     win_probability_of,
     win_probability_signature,
 )
-from duckrate.sql._lists import list_per_row, list_values, whole
+from duckrate.sql._lists import list_per_row, list_values, struct_rows, whole
 
 PROBABILITY_UDF = "duckrate_win_probability_udf"
 MATRIX_UDF = "duckrate_win_matrix_udf"
@@ -74,7 +74,7 @@ def _udf(name: str, compute, columns: dict, leading: int):
             values = [column[row].as_py() for column in arguments]
             given = values[leading] or {}
             result = compute(_packed(packed, row), str(table[row].as_py()), *values[:leading], **given)
-            per_row.append(result.to_arrow().cast(pa.schema(element_type)).to_struct_array().combine_chunks())
+            per_row.append(struct_rows(result.to_arrow().cast(pa.schema(element_type))))
         return list_per_row(per_row, element_type)
 
     udf.__name__ = name
