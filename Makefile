@@ -5,7 +5,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 
-.PHONY: demo test test-fast lint bench clean browser java
+.PHONY: demo test test-fast test-oldest lint bench clean browser java
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -44,6 +44,21 @@ test: $(VENV)/.installed browser java
 FAST := not (dbt or spark or browser or network or slow)
 test-fast: $(VENV)/.installed
 	$(PY) -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m "$(FAST)"
+
+# The oldest versions duckrate supports: a second venv with each dependency at pyproject.toml's lower bound
+# (.ci/oldest_constraints.py) and its own numba cache, running the quick tier once more.
+OLDEST ?= .venv-oldest
+OLDEST_ENV := NUMBA_CACHE_DIR=$(CURDIR)/$(OLDEST)/numba-cache
+$(OLDEST)/.installed: pyproject.toml .ci/oldest_constraints.py
+	$(PYTHON) -m venv $(OLDEST)
+	$(OLDEST)/bin/python -m pip install --quiet --upgrade pip
+	$(PYTHON) .ci/oldest_constraints.py > $(OLDEST)/constraints.txt
+	$(OLDEST)/bin/python -m pip install --quiet -c $(OLDEST)/constraints.txt -e ".[test]"
+	$(OLDEST_ENV) $(OLDEST)/bin/python -m duckrate.cli warm
+	touch $@
+
+test-oldest: $(OLDEST)/.installed
+	$(OLDEST_ENV) $(OLDEST)/bin/python -m pytest -q -n auto --dist loadfile --no-loadscope-reorder -m "$(FAST)"
 
 lint: $(VENV)/.installed
 	$(VENV)/bin/ruff check .
