@@ -210,6 +210,35 @@ class Collector:
             return len(self._parts)
 
 
+def _no_result(token: int) -> DuckrateInputError:
+    return DuckrateInputError(
+        f"duckrate: no computed result for token {token}: it was already read in full, or freed after "
+        f"{IDLE_SECONDS:.0f} s without being read (a query that stopped early or failed); run the query again"
+    )
+
+
+def _where(positions: np.ndarray) -> tuple[slice | np.ndarray, bool]:
+    """The rows at ``positions`` as a slice when they are consecutive (as they nearly always are), else the
+    positions themselves; and whether they were consecutive."""
+    n = len(positions)
+    first, last = int(positions[0]), int(positions[-1])
+    consecutive = last - first + 1 == n and (n < 2 or bool(np.all(np.diff(positions) == 1)))
+    return (slice(first, last + 1) if consecutive else positions), consecutive
+
+
+def _deliver(entry, where: slice | np.ndarray, n: int) -> tuple[bool, bool]:
+    """Mark ``n`` rows at ``where`` of ``entry`` (an :class:`_Entry` or :class:`_Rows`) fetched: (whether
+    one of them was fetched before, whether every row now has been)."""
+    with entry.lock:
+        entry.last_used = time.monotonic()
+        delivered = entry.delivered
+        assert delivered is not None  # rows remain
+        seen = int(np.count_nonzero(delivered[where]))
+        delivered[where] = True
+        entry.remaining -= n - seen
+        return seen > 0, entry.remaining == 0
+
+
 @dataclass
 class _Entry:
     keys: np.ndarray  # uint64, one per computed row, in the order of ``columns``
@@ -283,19 +312,10 @@ class ResultStore:
                 f"duckrate: a {entry.what} read back from the input is not among those computed (the input changed "
                 "between the two scans of one query, e.g. a view over random() or a sample); materialise it as a table first"
             )
-        first, last = int(positions[0]), int(positions[-1])
-        hints[token] = last + 1
-        consecutive = last - first + 1 == n and (n < 2 or bool(np.all(np.diff(positions) == 1)))
-        where = slice(first, last + 1) if consecutive else positions
+        hints[token] = int(positions[-1]) + 1
+        where, consecutive = _where(positions)
         columns = [None if c is None else c[where] for c in entry.columns]
-        with entry.lock:
-            entry.last_used = time.monotonic()
-            delivered = entry.delivered
-            assert delivered is not None  # rows remain
-            seen = int(np.count_nonzero(delivered[where]))
-            delivered[where] = True
-            entry.remaining -= n - seen
-            done = entry.remaining == 0
+        seen, done = _deliver(entry, where, n)
         if seen or (not consecutive and len(np.unique(positions)) != n):
             raise DuckrateInputError(
                 f"duckrate: two {entry.what}s of the input share one 64-bit key (a hash collision of their key "
@@ -334,10 +354,7 @@ class ResultStore:
         with self._lock:
             entry = self._entries.get(token)
         if entry is None:
-            raise DuckrateInputError(
-                f"duckrate: no computed result for token {token}: it was already read in full, or freed after "
-                f"{IDLE_SECONDS:.0f} s without being read (a query that stopped early or failed); run the query again"
-            )
+            raise _no_result(token)
         return entry
 
     def evict_idle(self, idle_seconds: float | None = None) -> int:
@@ -380,25 +397,11 @@ class TableStore:
         with self._lock:
             entry = self._entries.get(token)
         if entry is None:
-            raise DuckrateInputError(
-                f"duckrate: no computed result for token {token}: it was already read in full, or freed after "
-                f"{IDLE_SECONDS:.0f} s without being read (a query that stopped early or failed); run the query again"
-            )
+            raise _no_result(token)
         n = len(positions)
-        first, last = int(positions[0]), int(positions[-1])
-        consecutive = last - first + 1 == n and (n < 2 or bool(np.all(np.diff(positions) == 1)))
-        if consecutive:
-            rows = entry.table.slice(first, n)
-            where: slice | np.ndarray = slice(first, last + 1)
-        else:
-            rows = entry.table.take(pa.array(positions))
-            where = positions
-        with entry.lock:
-            entry.last_used = time.monotonic()
-            seen = int(np.count_nonzero(entry.delivered[where]))
-            entry.delivered[where] = True
-            entry.remaining -= n - seen
-            done = entry.remaining == 0
+        where, consecutive = _where(positions)
+        rows = entry.table.slice(int(positions[0]), n) if consecutive else entry.table.take(pa.array(positions))
+        seen, done = _deliver(entry, where, n)
         if seen or (not consecutive and len(np.unique(positions)) != n):
             raise RuntimeError(f"duckrate: a row of token {token}'s result was fetched twice; please report this")
         if done:
