@@ -447,15 +447,20 @@ def new_token_udf(rows):
     return pa.array([new_token() for _ in range(len(rows))], pa.int64())
 
 
+def _chunk_token(token: pa.Array, call: str) -> int:
+    """The one token of a chunk DuckDB handed to a bridge UDF (every row of one call carries the same)."""
+    tokens = np.asarray(token, dtype=np.int64)
+    if tokens[0] != tokens[-1]:
+        raise RuntimeError(f"duckrate: one {call} call received several tokens; please report this")
+    return int(tokens[0])
+
+
 def collect_udf(token, part, size, rows):
     """``duckrate_collect(token, part, size, row)``: keep a chunk of the ``size`` input rows of ``part``;
     TRUE for each."""
     token, part, size, rows = whole(token), whole(part), whole(size), whole(rows)
     if len(rows):
-        tokens = np.asarray(token, dtype=np.int64)
-        if tokens[0] != tokens[-1]:
-            raise RuntimeError("duckrate: one collect call received several tokens; please report this")
-        COLLECTOR.add(int(tokens[0]), part[0].as_py(), int(size[0].as_py()), rows)
+        COLLECTOR.add(_chunk_token(token, "collect"), part[0].as_py(), int(size[0].as_py()), rows)
     return pa.array(np.ones(len(rows), dtype=np.bool_))
 
 
@@ -469,10 +474,7 @@ def make_fetch_udf(name: str, result_type: pa.StructType):
         token, key = whole(token), whole(key)
         if len(key) == 0:
             return pa.array([], result_type)
-        tokens = np.asarray(token, dtype=np.int64)
-        if tokens[0] != tokens[-1]:
-            raise RuntimeError("duckrate: one fetch call received several tokens; please report this")
-        columns = STORE.fetch(int(tokens[0]), np.asarray(key, dtype=np.uint64))
+        columns = STORE.fetch(_chunk_token(token, "fetch"), np.asarray(key, dtype=np.uint64))
         n = len(key)
         arrays = [
             pa.nulls(n, kind) if values is None else pa.array(values, kind) for values, kind in zip(columns, kinds)
@@ -491,10 +493,7 @@ def make_rows_udf(name: str, result_type: pa.StructType):
         token, position = whole(token), whole(position)
         if len(position) == 0:
             return pa.array([], result_type)
-        tokens = np.asarray(token, dtype=np.int64)
-        if tokens[0] != tokens[-1]:
-            raise RuntimeError("duckrate: one rows call received several tokens; please report this")
-        return TABLES.fetch(int(tokens[0]), np.asarray(position, dtype=np.int64))
+        return TABLES.fetch(_chunk_token(token, "rows"), np.asarray(position, dtype=np.int64))
 
     rows_udf.__name__ = name
     return rows_udf
