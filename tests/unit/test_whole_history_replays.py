@@ -315,6 +315,22 @@ def test_row_order_leagues_and_threads_give_the_same_bits(name, monkeypatch):
         monkeypatch.setattr(whr_replay, "THREADED_MIN_DAYS", 0)
         monkeypatch.setattr(whr_replay.numba, "get_num_threads", lambda: 2)
         assert function(frame.filter(pl.col("league") == "league_1"), **params).equals(alone)
+        # two leagues side by side: their large refits take turns, each with the helper thread
+        running, most, calls = [0], [0], []
+        plain = whr_replay.refit
+
+        def counted(*args, **kwargs):
+            running[0] += 1
+            most[0] = max(most[0], running[0])
+            calls.append(kwargs.get("alone", args[-1] if len(args) > 7 else False))
+            try:
+                return plain(*args, **kwargs)
+            finally:
+                running[0] -= 1
+
+        monkeypatch.setattr(whr_replay, "refit", counted)
+        assert function(frame, **params).equals(rows)
+        assert most[0] == 1 and len(calls) > 2 and all(calls)
 
 
 def test_ttt_period_column_gives_the_steps():

@@ -159,17 +159,25 @@ def sweep_league(
 def variances(unit_day_start, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games):
     """The variance of each day's rating (natural units²): the diagonal of ``-H⁻¹`` of its player's own
     Hessian at ``r`` (appendix C, as the package computes it)."""
+    out = np.empty(r.shape[0])
     n_units = unit_day_start.shape[0] - 1
+    variances_into(0, n_units, unit_day_start, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games, out)
+    return out
+
+
+@kernel
+def variances_into(lo, hi, unit_day_start, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games, out):
+    """:func:`variances` of the days of units ``lo .. hi - 1`` only, written into ``out`` (one entry per day
+    of the layout)."""
     longest = 0
-    for u in range(n_units):
+    for u in range(lo, hi):
         longest = max(longest, unit_day_start[u + 1] - unit_day_start[u])
     empty = np.empty(0)
     diag = np.empty(longest)
     off = np.empty(max(longest - 1, 0))
     forward = np.empty(longest)
     backward = np.empty(longest)
-    out = np.empty(r.shape[0])
-    for u in range(n_units):
+    for u in range(lo, hi):
         first = unit_day_start[u]
         n = unit_day_start[u + 1] - first
         player_hessian(first, n, r, day_step, entry_start, opp_day, score, weight, w2, virtual_games, empty, diag, off)
@@ -182,4 +190,3 @@ def variances(unit_day_start, r, day_step, entry_start, opp_day, score, weight, 
         for k in range(n - 1):
             out[first + k] = backward[k + 1] / (off[k] * off[k] - forward[k] * backward[k + 1])
         out[first + n - 1] = -1.0 / forward[n - 1]
-    return out
