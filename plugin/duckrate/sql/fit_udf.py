@@ -31,14 +31,7 @@ from duckrate.sql.replay_udf import (
     names_ctes,
     packed_matches_sql,
 )
-
-_SQL_TYPES = {
-    pa.string(): "VARCHAR",
-    pa.float64(): "DOUBLE",
-    pa.int64(): "BIGINT",
-    pa.bool_(): "BOOLEAN",
-    pa.timestamp("us"): "TIMESTAMP",
-}
+from duckrate.sql.sql_types import struct_sql
 
 
 def udf_name(fit: Fit) -> str:
@@ -68,7 +61,7 @@ def fetch_type(fit: Fit) -> pa.StructType:
 
 
 def fetch_return_type(fit: Fit) -> str:
-    return "STRUCT(" + ", ".join(f"{f.name} {_SQL_TYPES[f.type]}" for f in _output(fit)) + ")"
+    return struct_sql(_output(fit))
 
 
 def sql_rows(result: pa.Table | pl.DataFrame, schema: pa.Schema) -> pa.Table:

@@ -4,7 +4,6 @@ run by :func:`duckrate.fits.bt_lr_test.lr_test_columns`, one row per (league, te
 from __future__ import annotations
 
 import numpy as np
-import polars as pl
 import pyarrow as pa
 
 from duckrate.core.parameters import sql_parameter_list
@@ -12,13 +11,12 @@ from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
 from duckrate.sql._lists import lists_of, struct_rows, whole
 from duckrate.sql.bridge import collected_ctes, one_at_a_time
 from duckrate.sql.replay_udf import MATCH_SOURCE, collected_columns
+from duckrate.sql.sql_types import arrow_type, struct_sql
 
 UDF_NAME = "duckrate_bt_lr_test_udf"
 FIELDS = ("match_id", "played_at", "player_a", "player_b", "score_a", "league", "weight")
-_SQL_TYPES = {pl.Utf8: "VARCHAR", pl.Int64: "BIGINT", pl.Float64: "DOUBLE"}
-_ARROW_TYPES = {pl.Utf8: pa.string(), pl.Int64: pa.int64(), pl.Float64: pa.float64()}
-RETURN_TYPE = "STRUCT(" + ", ".join(f"{name} {_SQL_TYPES[kind]}" for name, kind in OUTPUT_SCHEMA.items()) + ")[]"
-_ELEMENT = pa.struct([(name, _ARROW_TYPES[kind]) for name, kind in OUTPUT_SCHEMA.items()])
+RETURN_TYPE = struct_sql(OUTPUT_SCHEMA) + "[]"
+_ELEMENT = pa.struct([(name, arrow_type(kind)) for name, kind in OUTPUT_SCHEMA.items()])
 
 
 def make_udf():

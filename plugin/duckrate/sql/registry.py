@@ -13,7 +13,6 @@ from functools import partial
 from types import ModuleType
 
 import duckdb
-import pyarrow as pa
 
 import duckrate.fits  # noqa: F401  (registers the fits in FITS)
 from duckrate.core.registry import FITS, SYSTEMS
@@ -33,6 +32,7 @@ from duckrate.sql import (
     tune_udf,
     win_probability_udf,
 )
+from duckrate.sql.sql_types import struct_sql
 from duckrate.systems import contest, team, two_player
 
 # DuckDB keeps only a borrowed reference to a Python UDF: keep every registered callable alive here.
@@ -58,7 +58,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
         (
             replay_udf.fetch_udf_name(has_sd),
             partial(bridge.make_fetch_udf, replay_udf.fetch_udf_name(has_sd), replay_udf.fetch_type(has_sd)),
-            _struct_sql(replay_udf.fetch_type(has_sd)),
+            struct_sql(replay_udf.fetch_type(has_sd)),
         )
         for has_sd in (True, False)
     ]
@@ -68,7 +68,7 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
             (
                 shape.fetch_udf,
                 partial(bridge.make_fetch_udf, shape.fetch_udf, shape.fetch_type),
-                _struct_sql(shape.fetch_type),
+                struct_sql(shape.fetch_type),
             )
         )
     udfs.append(
@@ -131,11 +131,6 @@ def _udfs() -> list[tuple[str, Callable[[], Callable], str]]:
         (win_probability_udf.MATRIX_UDF, win_probability_udf.make_matrix_udf, win_probability_udf.MATRIX_RETURN_TYPE)
     )
     return udfs
-
-
-def _struct_sql(struct: pa.StructType) -> str:
-    sql_types = {pa.int64(): "BIGINT", pa.float64(): "DOUBLE", pa.string(): "VARCHAR"}
-    return "STRUCT(" + ", ".join(f"{f.name} {sql_types[f.type]}" for f in struct) + ")"
 
 
 def register_udfs(con: duckdb.DuckDBPyConnection) -> None:

@@ -19,6 +19,7 @@ from duckrate.core import crash_points
 from duckrate.core.parameters import Signature, sql_parameter_list
 from duckrate.sql._lists import list_values, struct_columns, whole
 from duckrate.sql.bridge import COLLECTOR, KEY_FIELD, STORE, collected_ctes, one_at_a_time
+from duckrate.sql.sql_types import sql_type, struct_sql
 from duckrate.systems.saved_state import STATE_SCHEMA, CarriedState, state_frame
 from duckrate.systems.two_player import (
     COMPUTED_COLUMNS,
@@ -87,19 +88,11 @@ def fetch_udf_name(has_sd: bool) -> str:
     return "duckrate_fetch_replay" + ("" if has_sd else "_nosd")
 
 
-STATE_SQL_TYPES = {
-    pl.Utf8: "VARCHAR",
-    pl.Int64: "BIGINT",
-    pl.List(pl.Float64): "DOUBLE[]",
-    pl.List(pl.Utf8): "VARCHAR[]",
-}
-STATE_RETURN_TYPE = (
-    "STRUCT(" + ", ".join(f"{name} {STATE_SQL_TYPES[kind]}" for name, kind in STATE_SCHEMA.items()) + ")[]"
-)
+STATE_RETURN_TYPE = struct_sql(STATE_SCHEMA) + "[]"
 EMPTY_STATE_VIEW = "duckrate_no_state"
 EMPTY_STATE_SQL = (
     f"CREATE OR REPLACE TEMP VIEW {EMPTY_STATE_VIEW} AS SELECT "
-    + ", ".join(f"NULL::{STATE_SQL_TYPES[kind]} AS {name}" for name, kind in STATE_SCHEMA.items())
+    + ", ".join(f"NULL::{sql_type(kind)} AS {name}" for name, kind in STATE_SCHEMA.items())
     + " WHERE false"
 )
 STATE_ARROW = pa.struct(

@@ -23,10 +23,10 @@ from duckrate.core.parameters import Parameter
 from duckrate.evaluation import team_predictions
 from duckrate.evaluation.team_predictions import BALANCE_COLUMNS, PREDICTION_COLUMNS, RATED_COLUMNS
 from duckrate.sql._lists import list_per_row, list_values, struct_rows, whole
+from duckrate.sql.sql_types import struct_sql
 from duckrate.systems import team
 
 UDF_NAME = "duckrate_team_prediction_udf"
-_SQL_TYPES = {pl.Utf8: "VARCHAR", pl.Float64: "DOUBLE", pl.Int64: "BIGINT", pl.Boolean: "BOOLEAN"}
 # What each macro returns: (Python function, its columns).
 _OUTPUTS: dict[str, tuple[Callable, dict]] = {
     "predict_win": (team_predictions.predict_win, PREDICTION_COLUMNS),
@@ -40,11 +40,7 @@ _ALL_COLUMNS = {name: kind for _, columns in _OUTPUTS.values() for name, kind in
 _ELEMENT = pa.struct(pl.DataFrame(schema=_ALL_COLUMNS).to_arrow().schema)
 
 
-def _sql_type(kind) -> str:
-    return "VARCHAR[]" if kind == pl.List(pl.Utf8) else _SQL_TYPES[kind]
-
-
-RETURN_TYPE = "STRUCT(" + ", ".join(f"{name} {_sql_type(kind)}" for name, kind in _ALL_COLUMNS.items()) + ")[]"
+RETURN_TYPE = struct_sql(_ALL_COLUMNS) + "[]"
 
 
 def parameters() -> tuple[Parameter, ...]:

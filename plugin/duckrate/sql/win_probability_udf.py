@@ -28,14 +28,14 @@ from duckrate.evaluation.win_probability import (
     win_probability_signature,
 )
 from duckrate.sql._lists import list_per_row, list_values, struct_rows, whole
+from duckrate.sql.sql_types import struct_sql
 
 PROBABILITY_UDF = "duckrate_win_probability_udf"
 MATRIX_UDF = "duckrate_win_matrix_udf"
-_SQL_TYPES = {pl.Utf8: "VARCHAR", pl.Float64: "DOUBLE", pl.Int64: "BIGINT", pl.List(pl.Float64): "DOUBLE[]"}
 
 
 def _return_type(columns: dict) -> str:
-    return "STRUCT(" + ", ".join(f"{name} {_SQL_TYPES[kind]}" for name, kind in columns.items()) + ")[]"
+    return struct_sql(columns) + "[]"
 
 
 PROBABILITY_RETURN_TYPE = _return_type(WIN_PROBABILITY_COLUMNS)
