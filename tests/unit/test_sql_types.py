@@ -6,7 +6,7 @@ import polars as pl
 import pyarrow as pa
 import pytest
 
-from duckrate.sql.sql_types import arrow_type, sql_type, struct_sql
+from duckrate.sql.sql_types import arrow_struct, arrow_type, sql_type, struct_sql
 
 
 @pytest.mark.parametrize(
@@ -32,6 +32,7 @@ def test_a_struct_from_a_mapping_or_arrow_fields():
     assert struct_sql({"a": pl.Int64, "b": pl.List(pl.String)}) == "STRUCT(a BIGINT, b VARCHAR[])"
     assert struct_sql(pa.struct([("x", pa.float64()), ("y", pa.bool_())])) == "STRUCT(x DOUBLE, y BOOLEAN)"
     assert arrow_type(pl.List(pl.Int64)) == pa.list_(pa.int64())
+    assert arrow_struct({"a": pl.String, "b": pl.Float64}) == pa.struct([("a", pa.string()), ("b", pa.float64())])
 
 
 @pytest.mark.parametrize("kind", [pl.Int8, pa.int8(), pl.Decimal(10, 2)])

@@ -11,12 +11,12 @@ from duckrate.fits.bt_lr_test import OUTPUT_SCHEMA, PARAMETERS, lr_test_columns
 from duckrate.sql._lists import lists_of, struct_rows, whole
 from duckrate.sql.bridge import collected_ctes, one_at_a_time
 from duckrate.sql.replay_udf import MATCH_SOURCE, collected_columns
-from duckrate.sql.sql_types import arrow_type, struct_sql
+from duckrate.sql.sql_types import arrow_struct, struct_sql
 
 UDF_NAME = "duckrate_bt_lr_test_udf"
 FIELDS = ("match_id", "played_at", "player_a", "player_b", "score_a", "league", "weight")
 RETURN_TYPE = struct_sql(OUTPUT_SCHEMA) + "[]"
-_ELEMENT = pa.struct([(name, arrow_type(kind)) for name, kind in OUTPUT_SCHEMA.items()])
+_ELEMENT = arrow_struct(OUTPUT_SCHEMA)
 
 
 def make_udf():

@@ -36,6 +36,11 @@ def arrow_type(kind) -> pa.DataType:
     return _POLARS_ARROW[kind]
 
 
+def arrow_struct(columns: Mapping) -> pa.StructType:
+    """The Arrow struct of a mapping of names to column types."""
+    return pa.struct([(name, arrow_type(kind)) for name, kind in columns.items()])
+
+
 def sql_type(kind) -> str:
     """The DuckDB type name of a Polars or Arrow column type: ``VARCHAR``, ``BIGINT``, ``DOUBLE``, ``BOOLEAN``,
     ``TIMESTAMP``, or a list of one (``DOUBLE[]``)."""

@@ -22,14 +22,14 @@ from duckrate.marts.parameters import POINTS
 from duckrate.sql._lists import list_per_row, struct_rows, whole
 from duckrate.sql.bridge import collected_ctes, one_at_a_time
 from duckrate.sql.replay_udf import EMPTY_PRIORS_VIEW, PRIORS_SOURCE, match_macro_rows, names_ctes, packed_matches_sql
-from duckrate.sql.sql_types import arrow_type, struct_sql
+from duckrate.sql.sql_types import arrow_struct, struct_sql
 from duckrate.tuning.tune import PROTOCOL, TRAIN_SHARE, TUNING_SCHEMA, tune_columns
 
 UDF_NAME = "duckrate_tune_udf"
 CONTEST_UDF_NAME = "duckrate_tune_contests_udf"
 PARAMETERS = tuple((p.name, p.sql_default) for p in (PROTOCOL, TRAIN_SHARE, POINTS))  # the UDF's order
 RETURN_TYPE = struct_sql(TUNING_SCHEMA) + "[]"
-ELEMENT_TYPE = pa.struct([(name, arrow_type(kind)) for name, kind in TUNING_SCHEMA.items()])
+ELEMENT_TYPE = arrow_struct(TUNING_SCHEMA)
 
 
 def _elements(frame: pl.DataFrame) -> pa.StructArray:
